@@ -1,0 +1,87 @@
+// nfsgw's configuration: typed, validated, with defaults. Parsed from TOML by
+// load_config(); a bad file throws ConfigError whose message names the key, the
+// value and what is allowed.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace nfsgw::config {
+
+class ConfigError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// An IPv4 or IPv6 network in CIDR notation ("10.0.0.0/8", "::1/128").
+struct Cidr {
+  bool v6 = false;
+  std::array<std::uint8_t, 16> addr{};  // first 4 bytes used for IPv4
+  unsigned prefix = 0;
+  std::string text;  // as written in the file
+  /// Parses "a.b.c.d/n", "x::y/n" or a bare address (full prefix); throws ConfigError.
+  static Cidr parse(const std::string& s);
+  /// True when `address` (textual IPv4 or IPv6; IPv4-mapped IPv6 counts as IPv4)
+  /// lies inside this network.
+  bool contains(const std::string& address) const;
+};
+
+/// A parsed libnfs-style origin URL: nfs://host[:port]/path[?nfsport=N&mountport=M]
+struct OriginUrl {
+  std::string text;
+  std::string host;
+  std::string path;          // the origin's export path, starts with '/'
+  std::uint16_t nfs_port = 0;    // 0: ask the origin's rpcbind
+  std::uint16_t mount_port = 0;  // 0: ask the origin's rpcbind
+  static OriginUrl parse(const std::string& s);  // throws ConfigError
+};
+
+enum class Access { ReadWrite, ReadOnly };
+enum class Squash { None, Root, All };
+
+struct ServerConfig {
+  std::string listen = "0.0.0.0";
+  std::uint16_t nfs_port = 2049;
+  std::uint16_t mount_port = 0;      // 0: MOUNT is served on nfs_port
+  unsigned threads = 0;              // 0: one per core
+  bool register_rpcbind = true;
+  std::uint32_t max_record_bytes = 4u << 20;  // refuse larger RPC records
+};
+
+struct CacheConfig {
+  std::string dir = "/var/lib/nfsgw";
+  std::uint32_t memory_mb = 256;
+  std::string secret_file;  // default: <dir>/secret
+};
+
+struct ExportConfig {
+  std::string path;  // what clients mount, starts with '/'
+  OriginUrl origin;
+  Access access = Access::ReadWrite;
+  std::vector<Cidr> clients;  // default: everyone (0.0.0.0/0 and ::/0)
+  Squash squash = Squash::Root;
+  std::uint32_t anon_uid = 65534;
+  std::uint32_t anon_gid = 65534;
+  unsigned upstream_connections = 4;
+  /// Stable id embedded in file handles: derived from `path`, so that reordering
+  /// exports in the file does not invalidate clients' handles.
+  std::uint32_t id = 0;
+  /// True when `address` may use this export.
+  bool allows(const std::string& address) const;
+};
+
+struct Config {
+  ServerConfig server;
+  CacheConfig cache;
+  std::vector<ExportConfig> exports;
+};
+
+/// Reads and validates a TOML file. Throws ConfigError.
+Config load_config(const std::string& path);
+/// Same, from TOML text (for tests). `origin_name` appears in error messages.
+Config parse_config(const std::string& toml_text, const std::string& origin_name = "<string>");
+
+}  // namespace nfsgw::config

@@ -1,0 +1,26 @@
+// What a layer knows about the call it serves: who asked, from where, for which export.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace nfsgw {
+
+/// AUTH_SYS credentials after the export's squash rule (AUTH_NONE callers arrive
+/// here already mapped to the export's anonymous uid/gid).
+struct Credentials {
+  std::uint32_t uid = 65534;
+  std::uint32_t gid = 65534;
+  std::vector<std::uint32_t> gids;
+  std::string machine_name;
+};
+
+struct CallContext {
+  Credentials cred;
+  std::uint32_t xid = 0;
+  std::string client_address;  // textual peer address, for logs
+  std::uint32_t export_id = 0; // set once the file handle has been verified
+};
+
+}  // namespace nfsgw

@@ -1,0 +1,78 @@
+// XDR (RFC 4506) primitives over byte spans.
+//
+// Reader never reads past its span: every accessor checks the remaining length
+// first and throws xdr::DecodeError on truncated or out-of-bounds input, so a
+// malformed RPC turns into GARBAGE_ARGS in the dispatcher, never a crash.
+// Writer appends big-endian, 4-byte aligned items to a caller-owned vector.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace nfsgw::xdr {
+
+/// Thrown by Reader when the input is truncated or violates a declared bound.
+class DecodeError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Bytes needed to pad `n` up to the next multiple of four.
+constexpr std::size_t padding(std::size_t n) { return (4 - (n & 3)) & 3; }
+
+class Reader {
+ public:
+  explicit Reader(std::span<const std::uint8_t> buf) : buf_(buf) {}
+
+  std::uint32_t u32();
+  std::int32_t i32() { return static_cast<std::int32_t>(u32()); }
+  std::uint64_t u64();
+  std::int64_t i64() { return static_cast<std::int64_t>(u64()); }
+  /// XDR bool: 0 or 1; any other value is a DecodeError.
+  bool boolean();
+
+  /// Fixed-length opaque of `n` bytes plus padding; returns a view into the buffer.
+  std::span<const std::uint8_t> opaque_fixed(std::size_t n);
+  /// Variable-length opaque with a length prefix; length above `max` is a DecodeError.
+  std::span<const std::uint8_t> opaque_var(std::size_t max);
+  /// Variable-length string; length above `max` is a DecodeError.
+  std::string string(std::size_t max);
+
+  std::size_t position() const { return pos_; }
+  std::size_t remaining() const { return buf_.size() - pos_; }
+  /// The unread tail (for example an RPC call's procedure arguments).
+  std::span<const std::uint8_t> rest() const { return buf_.subspan(pos_); }
+
+ private:
+  const std::uint8_t* take(std::size_t n);
+
+  std::span<const std::uint8_t> buf_;
+  std::size_t pos_ = 0;
+};
+
+class Writer {
+ public:
+  explicit Writer(std::vector<std::uint8_t>& out) : out_(out) {}
+
+  void u32(std::uint32_t v);
+  void i32(std::int32_t v) { u32(static_cast<std::uint32_t>(v)); }
+  void u64(std::uint64_t v);
+  void i64(std::int64_t v) { u64(static_cast<std::uint64_t>(v)); }
+  void boolean(bool v) { u32(v ? 1u : 0u); }
+  void opaque_fixed(std::span<const std::uint8_t> data);
+  void opaque_var(std::span<const std::uint8_t> data);
+  void string(std::string_view s);
+
+  std::size_t size() const { return out_.size(); }
+  std::vector<std::uint8_t>& buffer() { return out_; }
+
+ private:
+  std::vector<std::uint8_t>& out_;
+};
+
+}  // namespace nfsgw::xdr

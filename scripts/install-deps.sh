@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package nfsgw needs to build, run its demo and run its tests.
+# Idempotent: safe to run again. Needs root (or sudo).
+set -euo pipefail
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+PKGS=(
+  # build
+  build-essential cmake pkg-config
+  # libraries
+  libboost-dev libboost-system-dev libnfs-dev libtirpc-dev librocksdb-dev
+  libspdlog-dev libfmt-dev libtoml11-dev libssl-dev libgtest-dev libgmock-dev
+  # the loopback origin and real clients used by the demo and the tests
+  rpcbind nfs-ganesha nfs-ganesha-vfs libnfs-utils
+  # the Linux kernel NFS client under qemu (tests/kernel)
+  qemu-system-x86 linux-image-cloud-amd64 busybox-static cpio kmod
+  # misc tools used by scripts and tests
+  procps psmisc coreutils
+)
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  $SUDO apt-get update
+  $SUDO apt-get install -y --no-install-recommends "${missing[@]}"
+fi
