@@ -1,5 +1,0 @@
-# Smoke: mount with explicit ports, list, umount.
-. /bin/lib.sh
-mount_export /mnt
-ls -la /mnt > "$DATA"
-mount_nfs -u /mnt
