@@ -1,0 +1,135 @@
+#include "tests/support/nfsgw_process.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <stdexcept>
+#include <thread>
+
+#include "tests/support/temp_dir.h"
+
+namespace integ {
+
+std::optional<std::string> nfsgw_binary() {
+  std::vector<std::string> candidates;
+#ifdef NFSGW_BIN_PATH
+  candidates.push_back(NFSGW_BIN_PATH);
+#endif
+  if (const char* env = std::getenv("NFSGW_BIN"); env && *env) candidates.push_back(env);
+  candidates.push_back(std::string(NFSGW_BUILD_DIR) + "/nfsgw");
+  candidates.push_back(std::string(NFSGW_BUILD_DIR) + "/gateway/nfsgw");
+  for (const auto& c : candidates) {
+    if (::access(c.c_str(), X_OK) == 0 && std::filesystem::is_regular_file(c)) return c;
+  }
+  return std::nullopt;
+}
+
+bool selftest_mode() {
+  const char* v = std::getenv("NFSGW_INTEG_SELFTEST");
+  return v && std::string(v) == "1";
+}
+
+namespace {
+std::string quoted(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+}  // namespace
+
+std::string gateway_toml(const GatewayConfig& cfg, const std::string& cache_dir) {
+  std::string t;
+  t += "[server]\n";
+  t += "listen = \"127.0.0.1\"\n";
+  t += "nfs_port = " + std::to_string(cfg.port) + "\n";
+  t += "mount_port = 0\n";
+  t += "register_rpcbind = false\n";
+  t += "threads = " + std::to_string(cfg.threads) + "\n";
+  t += "max_record_bytes = " + std::to_string(cfg.max_record_bytes) + "\n\n";
+  t += "[cache]\n";
+  t += "dir = " + quoted(cache_dir) + "\n\n";
+  t += "[[export]]\n";
+  t += "path = " + quoted(cfg.export_path) + "\n";
+  t += "origin = " + quoted(cfg.origin_url) + "\n";
+  t += "access = " + quoted(cfg.access) + "\n";
+  t += "squash = " + quoted(cfg.squash) + "\n";
+  t += "anon_uid = " + std::to_string(cfg.anon_uid) + "\n";
+  t += "anon_gid = " + std::to_string(cfg.anon_gid) + "\n";
+  t += "clients = [";
+  for (size_t i = 0; i < cfg.clients.size(); ++i) t += (i ? ", " : "") + quoted(cfg.clients[i]);
+  t += "]\n";
+  t += "upstream_connections = " + std::to_string(cfg.upstream_connections) + "\n";
+  return t;
+}
+
+Gateway::Gateway(GatewayConfig cfg, std::string work_dir) : cfg_(std::move(cfg)), work_dir_(std::move(work_dir)) {
+  make_dirs(work_dir_);
+  make_dirs(work_dir_ + "/cache");
+  config_path_ = work_dir_ + "/nfsgw.toml";
+  log_path_ = work_dir_ + "/nfsgw.log";
+  write_text_file(config_path_, gateway_toml(cfg_, work_dir_ + "/cache"));
+}
+
+Gateway::~Gateway() {
+  if (running()) stop();
+}
+
+void Gateway::start() {
+  auto bin = nfsgw_binary();
+  if (!bin) throw std::runtime_error("nfsgw binary not found");
+  proc_ = std::make_unique<Process>(std::vector<std::string>{*bin, "--config", config_path_}, log_path_);
+  if (!wait_for_port(cfg_.port, 30000, proc_.get())) {
+    std::string why = proc_->running() ? "does not listen on port " + std::to_string(cfg_.port)
+                                       : "exited early";
+    proc_->stop(std::chrono::seconds(5));
+    throw std::runtime_error("nfsgw " + why + "; log:\n" + log());
+  }
+}
+
+int Gateway::stop() {
+  if (!proc_) return -1;
+  int code = proc_->stop();
+  proc_.reset();
+  return code;
+}
+
+bool Gateway::running() const { return proc_ && proc_->running(); }
+
+std::string Gateway::url() const {
+  return "nfs://127.0.0.1" + cfg_.export_path + "?nfsport=" + std::to_string(cfg_.port) +
+         "&mountport=" + std::to_string(cfg_.port);
+}
+
+std::string Gateway::url(const std::string& file) const {
+  return "nfs://127.0.0.1" + cfg_.export_path + "/" + file + "?nfsport=" + std::to_string(cfg_.port) +
+         "&mountport=" + std::to_string(cfg_.port);
+}
+
+std::string Gateway::log() const { return read_file(log_path_); }
+
+bool wait_for_port(std::uint16_t port, int timeout_ms, Process* must_stay_alive) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (must_stay_alive && !must_stay_alive->running()) return false;
+    int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in sa{};
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons(port);
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    int rc = ::connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa);
+    ::close(fd);
+    if (rc == 0) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return false;
+}
+
+}  // namespace integ

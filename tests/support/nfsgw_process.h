@@ -1,0 +1,87 @@
+// Runs the nfsgw executable under test: writes its TOML config, starts it in the
+// foreground (its stderr log goes to a file shown on failure), waits until it accepts
+// TCP connections, and stops it with SIGTERM like an operator would.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tests/support/process.h"
+
+namespace integ {
+
+/// Where the nfsgw binary is: the CMake target's file when it exists (compile
+/// definition NFSGW_BIN_PATH), else $NFSGW_BIN, else <build dir>/nfsgw or
+/// <build dir>/gateway/nfsgw. nullopt when none exists.
+std::optional<std::string> nfsgw_binary();
+
+/// NFSGW_INTEG_SELFTEST=1 (developing the tests without nfsgw): tests that use the
+/// shared gateway talk to the origin in its place, which checks the tests' own logic.
+bool selftest_mode();
+
+// The only place that lets tests run without nfsgw, for developing them before the
+// gateway existed: both macros skip the calling test when the binary is missing.
+// Once nfsgw is always built, turn the GTEST_SKIPs into failures (GTEST_FAIL).
+#define INTEG_REQUIRE_NFSGW()                                                            \
+  do {                                                                                   \
+    if (!::integ::nfsgw_binary())                                                        \
+      GTEST_SKIP() << "nfsgw binary not found (set NFSGW_BIN or build target nfsgw)";    \
+  } while (0)
+/// For tests of the shared gateway only: also runs them in selftest mode.
+#define INTEG_REQUIRE_GATEWAY()                                                          \
+  do {                                                                                   \
+    if (!::integ::nfsgw_binary() && !::integ::selftest_mode())                           \
+      GTEST_SKIP() << "nfsgw binary not found (set NFSGW_BIN or build target nfsgw)";    \
+  } while (0)
+
+struct GatewayConfig {
+  std::uint16_t port = 0;           // NFS and MOUNT both on this port
+  std::string origin_url;           // libnfs URL of the origin export
+  std::string export_path = "/export";
+  std::string access = "rw";        // "rw" | "ro"
+  std::string squash = "none";      // "none" | "root" | "all"
+  std::uint32_t anon_uid = 65534, anon_gid = 65534;
+  std::vector<std::string> clients = {"127.0.0.0/8"};
+  unsigned threads = 2;
+  unsigned upstream_connections = 4;
+  std::uint32_t max_record_bytes = 4u << 20;
+};
+
+/// The TOML text nfsgw reads for `cfg`, with its cache under `cache_dir`.
+std::string gateway_toml(const GatewayConfig& cfg, const std::string& cache_dir);
+
+class Gateway {
+ public:
+  /// Writes <work_dir>/nfsgw.toml (cache in <work_dir>/cache); does not start.
+  Gateway(GatewayConfig cfg, std::string work_dir);
+  ~Gateway();
+  Gateway(const Gateway&) = delete;
+  Gateway& operator=(const Gateway&) = delete;
+
+  /// Starts nfsgw and waits (at most 30 s) until its port accepts connections.
+  /// Throws with the log when the process exits or never listens.
+  void start();
+  /// SIGTERM and wait; returns the exit code.
+  int stop();
+  bool running() const;
+
+  /// Client URL of the export: nfs://127.0.0.1/export?nfsport=P&mountport=P
+  std::string url() const;
+  std::string url(const std::string& file) const;  // a file below the export root
+  std::uint16_t port() const { return cfg_.port; }
+  const std::string& config_path() const { return config_path_; }
+  std::string log() const;
+
+ private:
+  GatewayConfig cfg_;
+  std::string work_dir_, config_path_, log_path_;
+  std::unique_ptr<Process> proc_;
+};
+
+/// True once 127.0.0.1:port accepts a TCP connection; polls until `timeout_ms`.
+bool wait_for_port(std::uint16_t port, int timeout_ms, Process* must_stay_alive = nullptr);
+
+}  // namespace integ
