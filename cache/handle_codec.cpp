@@ -1,0 +1,171 @@
+// Gateway file handles: building, verifying and unwrapping them (layout in
+// handle_codec.h), and the persistent map for origin handles too long to embed.
+//
+// Map records, in the shared KvStore under the "fh/" prefix:
+//   fh/next                      -> next id to hand out (8 bytes, big-endian)
+//   fh/o2i/<export id><origin>   -> id (8 bytes): the same origin handle always
+//                                   gets the same gateway handle
+//   fh/i2o/<id>                  -> <export id><origin>: used by unwrap()
+// Writes happen in the order counter, id->origin, origin->id, and the handle is
+// returned only after all three: a crash in between leaves at most an unused id,
+// never a handle a client holds without its mapping.
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+
+#include <array>
+#include <stdexcept>
+#include <string>
+
+#include "cache/handle_codec.h"
+
+namespace nfsgw::cache {
+namespace {
+
+constexpr std::uint8_t kVersion = 1;
+constexpr std::size_t kHeader = 6;  // version(1) | export id(4) | kind(1)
+constexpr std::size_t kMac = 16;
+constexpr std::size_t kMaxEmbedded = nfs3::kFhSize - kHeader - kMac;  // 42
+constexpr std::size_t kIdSize = 8;
+constexpr std::size_t kMinSecret = 32;
+// Keys the MAC with a value derived from the secret rather than the secret itself,
+// so the same secret file could key other things without cross-use.
+constexpr char kMacLabel[] = "nfsgw file handle mac v1";
+
+void put_be32(std::string& out, std::uint32_t v) {
+  for (int s = 24; s >= 0; s -= 8) out.push_back(static_cast<char>((v >> s) & 0xff));
+}
+void put_be64(std::string& out, std::uint64_t v) {
+  for (int s = 56; s >= 0; s -= 8) out.push_back(static_cast<char>((v >> s) & 0xff));
+}
+std::uint64_t get_be(const std::uint8_t* p, std::size_t n) {
+  std::uint64_t v = 0;
+  for (std::size_t i = 0; i < n; ++i) v = (v << 8) | p[i];
+  return v;
+}
+const std::uint8_t* bytes_of(const std::string& s) { return reinterpret_cast<const std::uint8_t*>(s.data()); }
+
+std::array<std::uint8_t, 32> hmac_sha256(std::span<const std::uint8_t> key, const void* data, std::size_t n) {
+  std::array<std::uint8_t, 32> out{};
+  unsigned int len = 0;
+  if (!HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()), static_cast<const unsigned char*>(data), n,
+            out.data(), &len) ||
+      len != out.size()) {
+    throw std::runtime_error("HMAC-SHA256 failed");
+  }
+  return out;
+}
+
+std::string forward_key(std::uint32_t export_id, const nfs3::FileHandle& origin) {
+  std::string k = "fh/o2i/";
+  put_be32(k, export_id);
+  k.append(reinterpret_cast<const char*>(origin.bytes.data()), origin.len);
+  return k;
+}
+std::string reverse_key(std::uint64_t id) {
+  std::string k = "fh/i2o/";
+  put_be64(k, id);
+  return k;
+}
+const std::string kNextKey = "fh/next";
+
+/// Builds header | payload | mac.
+nfs3::FileHandle seal(std::span<const std::uint8_t> mac_key, std::uint32_t export_id, HandleCodec::Kind kind,
+                      std::span<const std::uint8_t> payload) {
+  std::array<std::uint8_t, nfs3::kFhSize> buf{};
+  buf[0] = kVersion;
+  for (int i = 0; i < 4; ++i) buf[1 + i] = static_cast<std::uint8_t>(export_id >> (24 - 8 * i));
+  buf[5] = static_cast<std::uint8_t>(kind);
+  std::copy(payload.begin(), payload.end(), buf.begin() + kHeader);
+  std::size_t body = kHeader + payload.size();
+  auto mac = hmac_sha256(mac_key, buf.data(), body);
+  std::copy_n(mac.begin(), kMac, buf.begin() + body);
+  return nfs3::FileHandle(std::span<const std::uint8_t>(buf.data(), body + kMac));
+}
+
+}  // namespace
+
+HandleCodec::HandleCodec(std::vector<std::uint8_t> secret, KvStore& map) : map_(map) {
+  if (secret.size() < kMinSecret) {
+    throw std::invalid_argument("handle secret must be at least 32 bytes, got " + std::to_string(secret.size()));
+  }
+  auto derived = hmac_sha256(secret, kMacLabel, sizeof kMacLabel - 1);
+  secret_.assign(derived.begin(), derived.end());
+  OPENSSL_cleanse(secret.data(), secret.size());
+}
+
+nfs3::FileHandle HandleCodec::root(std::uint32_t export_id) const {
+  return seal(secret_, export_id, Kind::Root, {});
+}
+
+nfs3::FileHandle HandleCodec::wrap(std::uint32_t export_id, const nfs3::FileHandle& origin) {
+  if (origin.len <= kMaxEmbedded) return seal(secret_, export_id, Kind::Embedded, origin.view());
+
+  const std::string fwd = forward_key(export_id, origin);
+  auto as_handle = [&](const std::string& id_bytes) {
+    return seal(secret_, export_id, Kind::Mapped, std::span<const std::uint8_t>(bytes_of(id_bytes), kIdSize));
+  };
+  // Fast path without the lock: the mapping exists and never changes once written.
+  if (auto id = map_.get(fwd); id && id->size() == kIdSize) return as_handle(*id);
+
+  std::lock_guard lock(mu_);
+  // Another thread may have mapped this handle while we waited.
+  if (auto id = map_.get(fwd); id && id->size() == kIdSize) return as_handle(*id);
+
+  std::uint64_t next = 1;
+  if (auto stored = map_.get(kNextKey)) {
+    if (stored->size() != kIdSize) throw std::runtime_error("handle map: corrupt id counter");
+    next = get_be(bytes_of(*stored), kIdSize);
+  }
+  std::string next_bytes, id_bytes, origin_record;
+  put_be64(next_bytes, next + 1);
+  put_be64(id_bytes, next);
+  put_be32(origin_record, export_id);
+  origin_record.append(reinterpret_cast<const char*>(origin.bytes.data()), origin.len);
+  map_.put(kNextKey, next_bytes);
+  map_.put(reverse_key(next), origin_record);
+  map_.put(fwd, id_bytes);
+  return as_handle(id_bytes);
+}
+
+std::optional<HandleCodec::Decoded> HandleCodec::unwrap(const nfs3::FileHandle& gateway) const {
+  auto b = gateway.view();
+  if (b.size() < kHeader + kMac || b.size() > nfs3::kFhSize) return std::nullopt;
+  if (b[0] != kVersion) return std::nullopt;
+  const std::size_t payload = b.size() - kHeader - kMac;
+  Decoded d;
+  d.export_id = static_cast<std::uint32_t>(get_be(b.data() + 1, 4));
+  switch (b[5]) {
+    case static_cast<std::uint8_t>(Kind::Root):
+      if (payload != 0) return std::nullopt;
+      d.kind = Kind::Root;
+      break;
+    case static_cast<std::uint8_t>(Kind::Embedded):
+      if (payload > kMaxEmbedded) return std::nullopt;
+      d.kind = Kind::Embedded;
+      break;
+    case static_cast<std::uint8_t>(Kind::Mapped):
+      if (payload != kIdSize) return std::nullopt;
+      d.kind = Kind::Mapped;
+      break;
+    default:
+      return std::nullopt;
+  }
+  const std::size_t body = kHeader + payload;
+  auto mac = hmac_sha256(secret_, b.data(), body);
+  if (CRYPTO_memcmp(mac.data(), b.data() + body, kMac) != 0) return std::nullopt;
+
+  if (d.kind == Kind::Embedded) {
+    d.origin.assign(b.subspan(kHeader, payload));
+  } else if (d.kind == Kind::Mapped) {
+    auto record = map_.get(reverse_key(get_be(b.data() + kHeader, kIdSize)));
+    if (!record || record->size() <= 4 || record->size() > 4 + nfs3::kFhSize) return std::nullopt;
+    // The id was issued for one export; the MAC already binds the pair, this also
+    // catches a store shared with a differently configured node.
+    if (get_be(bytes_of(*record), 4) != d.export_id) return std::nullopt;
+    d.origin.assign(std::span<const std::uint8_t>(bytes_of(*record) + 4, record->size() - 4));
+  }
+  return d;
+}
+
+}  // namespace nfsgw::cache

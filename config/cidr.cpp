@@ -1,0 +1,142 @@
+// Client networks in CIDR notation and the export access check built on them.
+//
+// Addresses are parsed with inet_pton only (no name resolution), so a typo can
+// never silently turn into a DNS lookup. IPv4-mapped IPv6 addresses
+// (::ffff:a.b.c.d) are treated as the IPv4 address they carry, on both sides:
+// a dual-stack listener reports IPv4 clients that way, and an administrator who
+// writes "10.0.0.0/8" means those clients too.
+#include <arpa/inet.h>
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "config/config.h"
+
+namespace nfsgw::config {
+namespace {
+
+constexpr std::uint8_t kMappedPrefix[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+
+/// A parsed address in the same form as Cidr::addr.
+struct Address {
+  bool v6 = false;
+  std::array<std::uint8_t, 16> bytes{};
+};
+
+bool is_v4_mapped(const std::array<std::uint8_t, 16>& b) {
+  return std::memcmp(b.data(), kMappedPrefix, sizeof kMappedPrefix) == 0;
+}
+
+/// Parses a textual address without resolving names. IPv4-mapped IPv6 becomes IPv4.
+bool parse_address(const std::string& text, Address& out) {
+  if (text.empty() || text.size() > INET6_ADDRSTRLEN) return false;
+  std::array<std::uint8_t, 16> buf{};
+  if (inet_pton(AF_INET, text.c_str(), buf.data()) == 1) {
+    out.v6 = false;
+    out.bytes = buf;
+    return true;
+  }
+  if (inet_pton(AF_INET6, text.c_str(), buf.data()) == 1) {
+    if (is_v4_mapped(buf)) {
+      out.v6 = false;
+      out.bytes = {};
+      std::copy_n(buf.begin() + 12, 4, out.bytes.begin());
+    } else {
+      out.v6 = true;
+      out.bytes = buf;
+    }
+    return true;
+  }
+  return false;
+}
+
+/// Clears every bit after the first `prefix` bits.
+void mask(std::array<std::uint8_t, 16>& bytes, unsigned prefix) {
+  for (unsigned i = 0; i < bytes.size(); ++i) {
+    unsigned first_bit = i * 8;
+    if (first_bit >= prefix) {
+      bytes[i] = 0;
+    } else if (prefix - first_bit < 8) {
+      bytes[i] &= static_cast<std::uint8_t>(0xff00u >> (prefix - first_bit));
+    }
+  }
+}
+
+}  // namespace
+
+Cidr Cidr::parse(const std::string& s) {
+  Cidr c;
+  c.text = s;
+  auto slash = s.find('/');
+  std::string addr_text = s.substr(0, slash);
+  // Scope ids ("fe80::1%eth0") name an interface, not a network: refused.
+  Address a;
+  if (!parse_address(addr_text, a)) {
+    throw ConfigError("\"" + s + "\" is not a valid network: \"" + addr_text +
+                      "\" is not an IPv4 or IPv6 address; expected a.b.c.d/n or x:y::z/n");
+  }
+  // A network written as IPv4-mapped IPv6 (::ffff:10.0.0.0/104) is the IPv4
+  // network it names; its prefix counts from the start of the IPv4 part.
+  bool written_v6 = addr_text.find(':') != std::string::npos;
+  unsigned max_prefix_written = written_v6 ? 128 : 32;
+  unsigned prefix = max_prefix_written;
+  if (slash != std::string::npos) {
+    std::string p = s.substr(slash + 1);
+    if (p.empty() || p.size() > 3 ||
+        !std::all_of(p.begin(), p.end(), [](char ch) { return ch >= '0' && ch <= '9'; })) {
+      throw ConfigError("\"" + s + "\" is not a valid network: prefix length \"" + p +
+                        "\" is not a number; expected 0.." + std::to_string(max_prefix_written));
+    }
+    prefix = static_cast<unsigned>(std::stoul(p));
+    if (prefix > max_prefix_written) {
+      throw ConfigError("\"" + s + "\" is not a valid network: prefix length " + p +
+                        " is too long; allowed 0.." + std::to_string(max_prefix_written) +
+                        (written_v6 ? " for IPv6" : " for IPv4"));
+    }
+  }
+  if (written_v6 && !a.v6) {
+    if (prefix >= 96) {
+      prefix -= 96;
+    } else {
+      // Wider than the mapped range (e.g. "::/0"): keep it as the IPv6 network it
+      // names; contains() compares IPv4 clients in their mapped form.
+      a.v6 = true;
+      a.bytes = {};
+      inet_pton(AF_INET6, addr_text.c_str(), a.bytes.data());
+    }
+  }
+  c.v6 = a.v6;
+  c.prefix = prefix;
+  c.addr = a.bytes;
+  // Host bits beyond the prefix ("10.1.2.3/8") are ignored: the network is 10.0.0.0/8.
+  mask(c.addr, prefix);
+  return c;
+}
+
+bool Cidr::contains(const std::string& address) const {
+  std::string text = address;
+  // Link-local addresses may arrive with a scope id ("fe80::1%eth0"): the address
+  // part is what the networks are written in.
+  if (auto pct = text.find('%'); pct != std::string::npos) text.resize(pct);
+  Address a;
+  if (!parse_address(text, a)) return false;
+  if (!v6 && a.v6) return false;
+  std::array<std::uint8_t, 16> candidate = a.bytes;
+  if (v6 && !a.v6) {
+    // An IPv4 client seen against an IPv6 network: compare its mapped form, so
+    // that "::/0" and "::ffff:0:0/96" include IPv4 clients as they should.
+    candidate = {};
+    std::copy_n(kMappedPrefix, sizeof kMappedPrefix, candidate.begin());
+    std::copy_n(a.bytes.begin(), 4, candidate.begin() + 12);
+  }
+  mask(candidate, prefix);
+  return candidate == addr;
+}
+
+bool ExportConfig::allows(const std::string& address) const {
+  return std::any_of(clients.begin(), clients.end(),
+                     [&](const Cidr& c) { return c.contains(address); });
+}
+
+}  // namespace nfsgw::config

@@ -1,0 +1,110 @@
+// Every key, set to a value other than its default, lands in the right field.
+#include <gtest/gtest.h>
+
+#include "config/config.h"
+
+using namespace nfsgw::config;
+
+TEST(ConfigKeys, EveryKeyIsRead) {
+  auto c = parse_config(R"(
+[server]
+listen = "::1"
+nfs_port = 12049
+mount_port = 12050
+threads = 8
+register_rpcbind = false
+max_record_bytes = 1048576
+
+[cache]
+dir = "/tmp/gwcache"
+memory_mb = 64
+secret_file = "/etc/nfsgw/secret"
+
+[[export]]
+path = "/projects/alpha"
+origin = "nfs://[fd00::7]:2050/export/alpha?mountport=635"
+access = "ro"
+clients = ["10.0.0.0/8", "2001:db8::/32", "192.168.1.10"]
+squash = "all"
+anon_uid = 1000
+anon_gid = 4294967295
+upstream_connections = 64
+
+[[export]]
+path = "/scratch"
+origin = "nfs://127.0.0.1/srv/scratch?nfsport=20490&mountport=20491"
+access = "rw"
+squash = "none"
+anon_uid = 0
+anon_gid = 0
+upstream_connections = 1
+)");
+  EXPECT_EQ(c.server.listen, "::1");
+  EXPECT_EQ(c.server.nfs_port, 12049);
+  EXPECT_EQ(c.server.mount_port, 12050);
+  EXPECT_EQ(c.server.threads, 8u);
+  EXPECT_FALSE(c.server.register_rpcbind);
+  EXPECT_EQ(c.server.max_record_bytes, 1048576u);
+  EXPECT_EQ(c.cache.dir, "/tmp/gwcache");
+  EXPECT_EQ(c.cache.memory_mb, 64u);
+  EXPECT_EQ(c.cache.secret_file, "/etc/nfsgw/secret");
+
+  ASSERT_EQ(c.exports.size(), 2u);
+  const auto& a = c.exports[0];
+  EXPECT_EQ(a.path, "/projects/alpha");
+  EXPECT_EQ(a.origin.host, "fd00::7");
+  EXPECT_EQ(a.origin.nfs_port, 2050);
+  EXPECT_EQ(a.origin.mount_port, 635);
+  EXPECT_EQ(a.origin.path, "/export/alpha");
+  EXPECT_EQ(a.access, Access::ReadOnly);
+  ASSERT_EQ(a.clients.size(), 3u);
+  EXPECT_EQ(a.clients[2].text, "192.168.1.10");
+  EXPECT_TRUE(a.allows("10.2.3.4"));
+  EXPECT_TRUE(a.allows("192.168.1.10"));
+  EXPECT_FALSE(a.allows("192.168.1.11"));
+  EXPECT_EQ(a.squash, Squash::All);
+  EXPECT_EQ(a.anon_uid, 1000u);
+  EXPECT_EQ(a.anon_gid, 4294967295u);
+  EXPECT_EQ(a.upstream_connections, 64u);
+
+  const auto& s = c.exports[1];
+  EXPECT_EQ(s.access, Access::ReadWrite);
+  EXPECT_EQ(s.squash, Squash::None);
+  EXPECT_EQ(s.anon_uid, 0u);
+  EXPECT_EQ(s.anon_gid, 0u);
+  EXPECT_EQ(s.upstream_connections, 1u);
+  EXPECT_EQ(s.origin.nfs_port, 20490);
+  EXPECT_EQ(s.origin.mount_port, 20491);
+}
+
+TEST(ConfigKeys, RangeBoundsAreAccepted) {
+  auto c = parse_config(R"(
+[server]
+nfs_port = 1
+mount_port = 65535
+threads = 1024
+max_record_bytes = 65536
+[cache]
+memory_mb = 16
+[[export]]
+path = "/e"
+origin = "nfs://h/e"
+)");
+  EXPECT_EQ(c.server.nfs_port, 1);
+  EXPECT_EQ(c.server.mount_port, 65535);
+  EXPECT_EQ(c.server.threads, 1024u);
+  EXPECT_EQ(c.server.max_record_bytes, 65536u);
+  EXPECT_EQ(c.cache.memory_mb, 16u);
+  auto d = parse_config("[server]\nnfs_port = 65535\nmax_record_bytes = 67108864\n"
+                        "[[export]]\npath = \"/e\"\norigin = \"nfs://h/e\"\n");
+  EXPECT_EQ(d.server.nfs_port, 65535);
+  EXPECT_EQ(d.server.max_record_bytes, 67108864u);
+}
+
+TEST(ConfigKeys, ListenAcceptsIpv4AndIpv6) {
+  for (const char* a : {"127.0.0.1", "0.0.0.0", "::", "fe80::1"}) {
+    auto c = parse_config(std::string("[server]\nlisten = \"") + a +
+                          "\"\n[[export]]\npath = \"/e\"\norigin = \"nfs://h/e\"\n");
+    EXPECT_EQ(c.server.listen, a);
+  }
+}
