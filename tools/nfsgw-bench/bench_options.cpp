@@ -1,0 +1,163 @@
+#include "tools/nfsgw-bench/bench_options.h"
+
+#include <charconv>
+#include <cmath>
+#include <stdexcept>
+
+namespace nfsgw::bench {
+namespace {
+
+struct ModeName {
+  Mode mode;
+  const char* name;
+};
+constexpr ModeName kModes[] = {
+    {Mode::Null, "null"},     {Mode::Getattr, "getattr"},
+    {Mode::Lookup, "lookup"}, {Mode::LookupMissing, "lookup-missing"},
+    {Mode::Access, "access"}, {Mode::Read, "read"},
+    {Mode::Write, "write"},   {Mode::Php, "php"},
+    {Mode::Walk, "walk"},
+};
+
+std::uint64_t parse_uint(const std::string& opt, const std::string& text, std::uint64_t lo,
+                         std::uint64_t hi) {
+  std::uint64_t v = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc{} || end != text.data() + text.size() || text.empty())
+    throw std::invalid_argument(opt + ": not a number: '" + text + "'");
+  if (v < lo || v > hi)
+    throw std::invalid_argument(opt + ": " + text + " is outside [" + std::to_string(lo) + ", " +
+                                std::to_string(hi) + "]");
+  return v;
+}
+
+double parse_seconds(const std::string& opt, const std::string& text, double lo, double hi) {
+  double v = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc{} || end != text.data() + text.size() || text.empty() || !std::isfinite(v))
+    throw std::invalid_argument(opt + ": not a number: '" + text + "'");
+  if (v < lo || v > hi)
+    throw std::invalid_argument(opt + ": " + text + " is outside [" + std::to_string(lo) + ", " +
+                                std::to_string(hi) + "] seconds");
+  return v;
+}
+
+}  // namespace
+
+const char* mode_name(Mode m) {
+  for (const auto& e : kModes)
+    if (e.mode == m) return e.name;
+  return "?";
+}
+
+std::optional<Mode> mode_from_name(const std::string& name) {
+  for (const auto& e : kModes)
+    if (name == e.name) return e.mode;
+  return std::nullopt;
+}
+
+Options parse_options(const std::vector<std::string>& args) {
+  Options o;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    std::string opt = args[i];
+    std::optional<std::string> inline_value;
+    if (auto eq = opt.find('='); opt.rfind("--", 0) == 0 && eq != std::string::npos) {
+      inline_value = opt.substr(eq + 1);
+      opt.resize(eq);
+    }
+    auto value = [&]() -> std::string {
+      if (inline_value) return *inline_value;
+      if (i + 1 >= args.size()) throw std::invalid_argument(opt + ": needs a value");
+      return args[++i];
+    };
+    auto flag = [&]() {
+      if (inline_value) throw std::invalid_argument(opt + ": takes no value");
+    };
+    if (opt == "--url") {
+      o.url = value();
+    } else if (opt == "--mode") {
+      std::string m = value();
+      auto mode = mode_from_name(m);
+      if (!mode) throw std::invalid_argument("--mode: unknown mode '" + m + "'");
+      o.mode = *mode;
+    } else if (opt == "--connections") {
+      o.connections = static_cast<unsigned>(parse_uint(opt, value(), 1, kMaxConnections));
+    } else if (opt == "--inflight") {
+      o.inflight = static_cast<unsigned>(parse_uint(opt, value(), 1, kMaxInflight));
+    } else if (opt == "--threads") {
+      o.threads = static_cast<unsigned>(parse_uint(opt, value(), 1, kMaxThreads));
+    } else if (opt == "--duration") {
+      o.duration_s = parse_seconds(opt, value(), 0.01, kMaxDurationS);
+    } else if (opt == "--count") {
+      o.count = parse_uint(opt, value(), 1, ~std::uint64_t{0});
+    } else if (opt == "--files") {
+      o.files = static_cast<unsigned>(parse_uint(opt, value(), 1, kMaxFiles));
+    } else if (opt == "--size") {
+      o.size = static_cast<std::uint32_t>(parse_uint(opt, value(), 0, kMaxSize));
+    } else if (opt == "--dir") {
+      o.dir = value();
+      if (o.dir.empty() || o.dir.find('/') != std::string::npos || o.dir == "." || o.dir == "..")
+        throw std::invalid_argument("--dir: must be one plain name under the export root");
+    } else if (opt == "--setup") {
+      flag();
+      o.setup = true;
+    } else if (opt == "--prepare-local") {
+      o.prepare_local = value();
+      if (o.prepare_local.empty()) throw std::invalid_argument("--prepare-local: empty path");
+    } else if (opt == "--json") {
+      flag();
+      o.json = true;
+    } else if (opt == "--uid") {
+      o.uid = static_cast<std::uint32_t>(parse_uint(opt, value(), 0, 0xffffffffu));
+    } else if (opt == "--gid") {
+      o.gid = static_cast<std::uint32_t>(parse_uint(opt, value(), 0, 0xffffffffu));
+    } else if (opt == "--timeout") {
+      o.timeout_s = parse_seconds(opt, value(), 0.1, 300.0);
+    } else if (opt == "--file-sync") {
+      flag();
+      o.file_sync = true;
+    } else if (opt == "--seed") {
+      o.seed = parse_uint(opt, value(), 0, ~std::uint64_t{0});
+    } else if (opt == "--help" || opt == "-h") {
+      o.help = true;
+    } else {
+      throw std::invalid_argument("unknown option '" + args[i] + "'");
+    }
+  }
+  if (!o.help && o.prepare_local.empty() && o.url.empty())
+    throw std::invalid_argument("--url is required (or --prepare-local DIR)");
+  if (o.threads > o.connections) o.threads = o.connections;
+  return o;
+}
+
+std::string usage_text() {
+  return R"(nfsgw-bench: NFSv3 load generator (libnfs raw async API)
+
+  nfsgw-bench --url 'nfs://HOST/EXPORT?nfsport=N&mountport=M' --mode MODE [options]
+  nfsgw-bench --prepare-local DIR [--files N] [--size B] [--dir NAME]
+
+Modes: null getattr lookup lookup-missing access read write php walk
+  php   per request: LOOKUP, GETATTR, ACCESS, READ of a small file
+  walk  READDIRPLUS of the whole working folder, then GETATTR of every entry
+
+Options:
+  --connections N   TCP connections (default 4)
+  --inflight N      calls (php: requests) in flight per connection (default 16)
+  --threads N       poll loops the connections are spread over (default 1)
+  --duration S      run time in seconds, always applies (default 10, max 600)
+  --count N         stop after N calls
+  --files N         files in the working set (default 2000)
+  --size B          file size for --setup, I/O size for read/write (default 4096)
+  --dir NAME        working folder under the export root (default nfsgw-bench)
+  --setup           create the working set through NFS before the run
+  --prepare-local D write the working set into local folder D (for an origin export) and exit
+  --uid N --gid N   AUTH_SYS credentials (default 0/0)
+  --timeout S       connect and drain timeout (default 10)
+  --file-sync       write mode: FILE_SYNC writes instead of UNSTABLE
+  --seed N          seed for the file choice
+  --json            also print one JSON object
+Without nfsport/mountport in the URL the ports are asked from rpcbind.
+)";
+}
+
+}  // namespace nfsgw::bench

@@ -1,0 +1,32 @@
+#pragma once
+// The steady-state modes: each unit is one call on a file picked at random
+// from the working set (null, getattr, lookup, lookup-missing, access, read,
+// write), or one PHP-like request (php: LOOKUP, GETATTR, ACCESS, READ).
+// Random picks keep every connection spread over the whole working set, as
+// many independent web workers would be.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tools/nfsgw-bench/bench_options.h"
+#include "tools/nfsgw-bench/workload.h"
+
+namespace nfsgw::bench {
+
+/// Read-only state shared by every thread's workload during a run.
+struct RunData {
+  FileHandle dir_fh;
+  std::vector<std::string> file_names;
+  std::vector<std::string> missing_names;
+  std::vector<FileHandle> file_fhs;  ///< filled for modes that need them
+  std::vector<std::uint8_t> write_buf;
+};
+
+/// Whether the mode needs RunData::file_fhs resolved before the run.
+bool mode_needs_handles(Mode m);
+
+/// For every mode but walk. seed differs per thread.
+std::unique_ptr<Workload> make_load_workload(const Options& o, const RunData& data, std::uint64_t seed);
+
+}  // namespace nfsgw::bench

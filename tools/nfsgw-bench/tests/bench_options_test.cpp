@@ -1,0 +1,82 @@
+#include "tools/nfsgw-bench/bench_options.h"
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+
+namespace nfsgw::bench {
+namespace {
+
+TEST(BenchOptions, Defaults) {
+  Options o = parse_options({"--url", "nfs://127.0.0.1/x"});
+  EXPECT_EQ(o.mode, Mode::Getattr);
+  EXPECT_EQ(o.connections, 4u);
+  EXPECT_EQ(o.inflight, 16u);
+  EXPECT_DOUBLE_EQ(o.duration_s, 10.0);
+  EXPECT_EQ(o.count, 0u);
+  EXPECT_EQ(o.uid, 0u);
+  EXPECT_FALSE(o.json);
+}
+
+TEST(BenchOptions, ParsesEverythingBothSpellings) {
+  Options o = parse_options({"--url=nfs://h/e", "--mode", "lookup-missing", "--connections=8", "--inflight", "32",
+                             "--duration", "1.5", "--count", "1000", "--files", "10", "--size", "100",
+                             "--setup", "--json", "--uid", "1000", "--gid=100", "--threads", "2"});
+  EXPECT_EQ(o.url, "nfs://h/e");
+  EXPECT_EQ(o.mode, Mode::LookupMissing);
+  EXPECT_EQ(o.connections, 8u);
+  EXPECT_EQ(o.inflight, 32u);
+  EXPECT_DOUBLE_EQ(o.duration_s, 1.5);
+  EXPECT_EQ(o.count, 1000u);
+  EXPECT_EQ(o.files, 10u);
+  EXPECT_EQ(o.size, 100u);
+  EXPECT_TRUE(o.setup);
+  EXPECT_TRUE(o.json);
+  EXPECT_EQ(o.uid, 1000u);
+  EXPECT_EQ(o.gid, 100u);
+  EXPECT_EQ(o.threads, 2u);
+}
+
+TEST(BenchOptions, AllModesRoundTrip) {
+  for (const char* m : {"null", "getattr", "lookup", "lookup-missing", "access", "read", "write", "php", "walk"}) {
+    auto mode = mode_from_name(m);
+    ASSERT_TRUE(mode.has_value()) << m;
+    EXPECT_STREQ(mode_name(*mode), m);
+  }
+  EXPECT_FALSE(mode_from_name("GETATTR").has_value());
+}
+
+TEST(BenchOptions, DurationIsAlwaysBounded) {
+  EXPECT_THROW(parse_options({"--url", "nfs://h/e", "--duration", "601"}), std::invalid_argument);
+  EXPECT_THROW(parse_options({"--url", "nfs://h/e", "--duration", "0"}), std::invalid_argument);
+  EXPECT_THROW(parse_options({"--url", "nfs://h/e", "--duration", "inf"}), std::invalid_argument);
+  EXPECT_THROW(parse_options({"--url", "nfs://h/e", "--duration", "nan"}), std::invalid_argument);
+}
+
+TEST(BenchOptions, RejectsBadInput) {
+  EXPECT_THROW(parse_options({}), std::invalid_argument);  // no url
+  EXPECT_THROW(parse_options({"--url"}), std::invalid_argument);
+  EXPECT_THROW(parse_options({"--url", "nfs://h/e", "--mode", "stat"}), std::invalid_argument);
+  EXPECT_THROW(parse_options({"--url", "nfs://h/e", "--connections", "0"}), std::invalid_argument);
+  EXPECT_THROW(parse_options({"--url", "nfs://h/e", "--connections", "4x"}), std::invalid_argument);
+  EXPECT_THROW(parse_options({"--url", "nfs://h/e", "--inflight", "-1"}), std::invalid_argument);
+  EXPECT_THROW(parse_options({"--url", "nfs://h/e", "--size", "99999999999"}), std::invalid_argument);
+  EXPECT_THROW(parse_options({"--url", "nfs://h/e", "--dir", "a/b"}), std::invalid_argument);
+  EXPECT_THROW(parse_options({"--url", "nfs://h/e", "--dir", ".."}), std::invalid_argument);
+  EXPECT_THROW(parse_options({"--url", "nfs://h/e", "--json=yes"}), std::invalid_argument);
+  EXPECT_THROW(parse_options({"--url", "nfs://h/e", "--bogus"}), std::invalid_argument);
+}
+
+TEST(BenchOptions, PrepareLocalNeedsNoUrl) {
+  Options o = parse_options({"--prepare-local", "/tmp/x", "--files", "3"});
+  EXPECT_EQ(o.prepare_local, "/tmp/x");
+  EXPECT_EQ(o.files, 3u);
+}
+
+TEST(BenchOptions, ThreadsNeverExceedConnections) {
+  Options o = parse_options({"--url", "nfs://h/e", "--connections", "2", "--threads", "8"});
+  EXPECT_EQ(o.threads, 2u);
+}
+
+}  // namespace
+}  // namespace nfsgw::bench
