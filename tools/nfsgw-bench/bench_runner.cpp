@@ -1,6 +1,7 @@
 #include "tools/nfsgw-bench/bench_runner.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <atomic>
 #include <memory>
 #include <ostream>
@@ -56,7 +57,12 @@ bool connect_all(const Conns& conns, const std::string& host, std::uint16_t port
     return false;
   }
   if (r != LoopResult::Done) {
-    error = "timed out after " + std::to_string(timeout_s) + " s connecting to " + where(host, port, what);
+    char secs[32];
+    std::snprintf(secs, sizeof secs, "%.1f", timeout_s);
+    // libnfs pings the program (NULL call) as part of connecting, so a socket
+    // that accepts but never answers also ends here.
+    error = std::string("no answer within ") + secs + " s from " + where(host, port, what) +
+            " (connect and NULL ping)";
     return false;
   }
   return true;

@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# nfsgw-bench against a real nfs-ganesha origin (loopback, ports NFS 23490 and
+# MOUNT 23048, the bench's own): every mode runs ~1 s and its JSON is checked.
+#   bench_integration_test.sh NFSGW_BENCH ORIGIN_SCRIPT
+# Checks: calls > 0; no non-OK status for modes that must succeed; lookup-missing
+# sees NFS3ERR_NOENT for every call and nothing else; walk visits exactly the
+# entries the working set has; --count is exact; AUTH_SYS uid/gid reach the
+# server; an unreachable server fails fast with a clear message.
+set -euo pipefail
+bench=${1:?nfsgw-bench binary}
+origin=${2:?origin-ganesha.sh}
+nfs_port=23490
+mount_port=23048
+work=$(mktemp -d /tmp/bench-ctest.XXXXXX)
+state=$work/state
+export_dir=$work/export
+
+cleanup() {
+  "$origin" stop "$state" >/dev/null 2>&1 || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+# json_field JSON NAME -> the raw value of a top-level scalar field
+json_field() { grep -o "\"$2\":[^,}]*" <<<"$1" | head -1 | cut -d: -f2; }
+json_errors() { grep -o '"errors":{[^}]*}' <<<"$1" | sed 's/^"errors"://'; }
+
+mkdir -p "$export_dir"
+timeout 90 "$origin" start "$state" "$export_dir" "$nfs_port" "$mount_port" >/dev/null
+url="nfs://127.0.0.1$export_dir?nfsport=$nfs_port&mountport=$mount_port"
+files=200
+
+run() {  # run ARGS... -> prints the JSON line; fails on non-zero exit
+  local out
+  out=$(timeout 60 "$bench" --url "$url" --files "$files" --size 100 --connections 2 --inflight 8 --json "$@") ||
+    fail "nfsgw-bench $* exited with $?"
+  tail -1 <<<"$out"
+}
+
+# Working set through NFS itself.
+run --mode null --setup --duration 0.2 >/dev/null
+[ "$(ls "$export_dir/nfsgw-bench" | grep -c '^f')" -eq "$files" ] || fail "setup did not create $files files"
+[ "$(stat -c %s "$export_dir/nfsgw-bench/f000007")" -eq 100 ] || fail "setup file has the wrong size"
+
+for mode in null getattr lookup access read write php; do
+  j=$(run --mode "$mode" --duration 1)
+  calls=$(json_field "$j" calls)
+  [ "$calls" -gt 0 ] || fail "$mode: no calls: $j"
+  [ "$(json_errors "$j")" = "{}" ] || fail "$mode: non-OK statuses: $j"
+  echo "ok $mode: $calls calls"
+done
+j=$(run --mode php --duration 1)
+[ "$(json_field "$j" requests)" -gt 0 ] || fail "php: no requests: $j"
+
+j=$(run --mode lookup-missing --duration 1)
+calls=$(json_field "$j" calls)
+[ "$calls" -gt 0 ] || fail "lookup-missing: no calls: $j"
+[ "$(json_errors "$j")" = "{\"NFS3ERR_NOENT\":$calls}" ] || fail "lookup-missing: expected only NOENT x $calls: $j"
+echo "ok lookup-missing: $calls NOENT"
+
+# Walk: the dir, tree, 8 dK, 8 sub folders; files + tree + 8 dK + 8*16 tK + 8 sub + 8*8 sK entries.
+j=$(run --mode walk --duration 30)
+[ "$(json_field "$j" complete)" = true ] || fail "walk incomplete: $j"
+[ "$(json_field "$j" dirs)" -eq 18 ] || fail "walk: wrong folder count: $j"
+[ "$(json_field "$j" entries)" -eq $((files + 1 + 8 + 128 + 8 + 64)) ] || fail "walk: wrong entry count: $j"
+[ "$(json_errors "$j")" = "{}" ] || fail "walk: non-OK statuses: $j"
+[ "$(json_field "$j" calls)" -eq $((18 + files + 209)) ] || fail "walk: expected one READDIRPLUS per folder and one GETATTR per entry: $j"
+echo "ok walk"
+
+# --prepare-local writes the same layout; walk it through the origin.
+"$bench" --prepare-local "$export_dir" --dir local --files 50 --size 10 2>/dev/null
+j=$(run --mode walk --dir local --duration 30)
+[ "$(json_field "$j" entries)" -eq $((50 + 209)) ] || fail "walk of prepare-local tree: $j"
+echo "ok prepare-local"
+
+# --count stops after exactly that many calls.
+j=$(run --mode getattr --count 500 --duration 30)
+[ "$(json_field "$j" calls)" -eq 500 ] || fail "--count 500 gave: $j"
+echo "ok count"
+
+# Credentials: uid 4321 may not create in the root-owned export root, but may
+# in a world-writable folder, and what it makes belongs to 4321:4322.
+if out=$(timeout 30 "$bench" --url "$url" --mode null --setup --dir denied --uid 4321 --gid 4322 --files 1 --duration 0.1 2>&1); then
+  fail "uid 4321 could create in a root-owned folder"
+fi
+grep -q NFS3ERR_ACCES <<<"$out" || fail "expected NFS3ERR_ACCES for uid 4321: $out"
+mkdir -m 1777 "$export_dir/owned"
+run --mode null --setup --dir owned --uid 4321 --gid 4322 --duration 0.1 >/dev/null
+[ "$(stat -c %u:%g "$export_dir/owned/f000000")" = "4321:4322" ] || fail "AUTH_SYS uid/gid not used"
+echo "ok credentials"
+
+# Missing working folder: clear message, non-zero exit.
+if out=$(timeout 30 "$bench" --url "$url" --mode getattr --dir absent --duration 1 2>&1); then
+  fail "absent working folder did not fail"
+fi
+grep -q "not found" <<<"$out" || fail "unclear message for absent folder: $out"
+
+# Unreachable server: fails quickly (well inside the 10 s timeout) with a message.
+start=$(date +%s)
+if out=$(timeout 30 "$bench" --url "nfs://127.0.0.1/x?nfsport=23491&mountport=23049" --mode null --duration 1 --timeout 5 2>&1); then
+  fail "unreachable server did not fail"
+fi
+[ $(( $(date +%s) - start )) -le 10 ] || fail "unreachable server took too long"
+grep -q "cannot connect\|no answer" <<<"$out" || fail "unclear message: $out"
+echo "ok unreachable"
+echo PASS
