@@ -1,0 +1,78 @@
+// Bridges a pool call into a coroutine: `co_await await_call<Res>(pool, ...)`.
+//
+// The call completes on the connection's strand (inside libnfs's callback); the
+// answer is then posted to the awaiting coroutine's own executor, so coroutines
+// never run on, or hold up, a libnfs strand.
+#pragma once
+
+#include <utility>
+
+#include <memory>
+
+#include <boost/asio/associated_executor.hpp>
+#include <boost/asio/async_result.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include "gateway/nfs3_program.h"
+#include "gateway/upstream/upstream_pool.h"
+
+namespace nfsgw::upstream {
+
+/// What the pool needs to know about a call besides how to send it.
+struct CallSpec {
+  bool idempotent = true;
+  const char* what = "?";
+  const Credentials* cred = nullptr;  // null: the gateway's own identity
+};
+
+/// An UpstreamCall that resumes a coroutine. `Queue` is
+/// int(rpc_context*, RpcCallback, void*); `Reply` is void(void* libnfs_result, Res&).
+template <typename Res, typename Handler, typename Queue, typename Reply>
+class AwaitedCall final : public UpstreamCall {
+ public:
+  AwaitedCall(Handler handler, Queue queue, Reply reply)
+      : handler_(std::move(handler)), queue_(std::move(queue)), reply_(std::move(reply)) {}
+
+  int queue(struct rpc_context* rpc, RpcCallback cb, void* private_data) override {
+    return queue_(rpc, cb, private_data);
+  }
+  void on_reply(void* data) override {
+    Res res{};
+    reply_(data, res);
+    finish(std::move(res));
+  }
+  void on_fail(nfs3::Status status) override {
+    Res res{};
+    res.status = status;
+    finish(std::move(res));
+  }
+
+ private:
+  void finish(Res res) {
+    auto ex = boost::asio::get_associated_executor(handler_);
+    boost::asio::post(ex, [h = std::move(handler_), r = std::move(res)]() mutable {
+      std::move(h)(std::move(r));
+    });
+  }
+
+  Handler handler_;
+  Queue queue_;
+  Reply reply_;
+};
+
+template <typename Res, typename Queue, typename Reply>
+Awaitable<Res> await_call(UpstreamPool& pool, CallSpec spec, Queue queue, Reply reply) {
+  return boost::asio::async_initiate<const boost::asio::use_awaitable_t<>&, void(Res)>(
+      [&pool, spec](auto handler, Queue q, Reply r) {
+        auto call = std::make_unique<AwaitedCall<Res, decltype(handler), Queue, Reply>>(
+            std::move(handler), std::move(q), std::move(r));
+        call->idempotent = spec.idempotent;
+        call->what = spec.what;
+        if (spec.cred != nullptr) call->cred = *spec.cred;
+        pool.submit(std::move(call));
+      },
+      boost::asio::use_awaitable, std::move(queue), std::move(reply));
+}
+
+}  // namespace nfsgw::upstream

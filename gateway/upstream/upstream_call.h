@@ -1,0 +1,44 @@
+// One call on its way to the origin, as the connection and the pool see it.
+//
+// The pool does not know procedure types: a call knows how to queue itself on a
+// libnfs rpc_context, how to copy its reply out of libnfs's buffers, and how to
+// answer when no reply will come. Exactly one of on_reply / on_fail is called, and
+// the owner deletes the call right after. Both run on the connection's strand and
+// must not block: they only copy and post the answer to the caller's executor.
+#pragma once
+
+#include <optional>
+
+#include "gateway/call_context.h"
+#include "protocol/nfs3_types.h"
+
+struct rpc_context;  // libnfs; deliberately not included here
+
+namespace nfsgw::upstream {
+
+/// libnfs's rpc_cb, spelled without including libnfs.
+using RpcCallback = void (*)(struct rpc_context* rpc, int status, void* data, void* private_data);
+
+class UpstreamCall {
+ public:
+  virtual ~UpstreamCall() = default;
+
+  /// Queues the request on `rpc` with `cb`/`private_data`; returns libnfs's result
+  /// (0 when queued; then `cb` is guaranteed to run exactly once).
+  virtual int queue(struct rpc_context* rpc, RpcCallback cb, void* private_data) = 0;
+  /// The origin answered: `data` is libnfs's decoded result, freed after return.
+  virtual void on_reply(void* data) = 0;
+  /// No usable answer: reply to the caller with `status`.
+  virtual void on_fail(nfs3::Status status) = 0;
+
+  /// May be sent again after its connection died (see upstream_pool.h).
+  bool idempotent = true;
+  /// AUTH_SYS identity to send; empty: the connection's default (the gateway itself).
+  std::optional<Credentials> cred;
+  /// Procedure name, for logs.
+  const char* what = "?";
+  /// Set by the connection while the call is inside libnfs.
+  void* owner = nullptr;
+};
+
+}  // namespace nfsgw::upstream

@@ -1,0 +1,414 @@
+// libnfs is included only here (and in the other .cpp files of this folder).
+#include "gateway/upstream/upstream_connection.h"
+
+#include <netinet/in.h>
+#include <poll.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include <boost/asio/bind_executor.hpp>
+#include <boost/asio/post.hpp>
+#include <nfsc/libnfs.h>
+#include <nfsc/libnfs-raw.h>
+#include <spdlog/spdlog.h>
+
+#include "gateway/upstream/rpc_error_class.h"
+
+namespace nfsgw::upstream {
+
+namespace asio = boost::asio;
+
+namespace {
+constexpr int kRpcbindPort = 111;
+constexpr std::size_t kMaxAuthGroups = 16;     // AUTH_SYS carries at most 16 gids
+constexpr std::size_t kMaxMachineName = 255;   // and a name of at most 255 bytes
+
+std::string error_text(struct rpc_context* rpc) {
+  const char* e = rpc != nullptr ? rpc_get_error(rpc) : nullptr;
+  return e != nullptr ? std::string(e) : std::string("unknown error");
+}
+}  // namespace
+
+std::string Endpoint::label() const {
+  const char* name = program == 100003 ? "NFS" : program == 100005 ? "MOUNT" : "RPC";
+  if (port == 0) return std::string(name) + " " + host + " (via rpcbind)";
+  return std::string(name) + " " + host + ":" + std::to_string(port);
+}
+
+UpstreamConnection::UpstreamConnection(asio::io_context& io, Endpoint endpoint,
+                                       std::size_t index,
+                                       std::shared_ptr<ConnectionListener> listener)
+    : io_(io),
+      strand_(asio::make_strand(io)),
+      socket_(io),
+      retry_timer_(io),
+      endpoint_(std::move(endpoint)),
+      index_(index),
+      listener_(std::move(listener)) {}
+
+UpstreamConnection::~UpstreamConnection() {
+  // Normally stop() has run already; this is the path for an io_context torn down
+  // with the connection still live. The fd is libnfs's: release, never close.
+  if (socket_.is_open()) socket_.release();
+  if (rpc_ != nullptr) {
+    struct rpc_context* r = rpc_;
+    rpc_ = nullptr;
+    rpc_destroy_context(r);
+  }
+  for (auto& c : orphans_) c->on_fail(nfs3::Status::Jukebox);
+}
+
+void UpstreamConnection::start() {
+  asio::post(strand_, [self = shared_from_this()] {
+    if (self->state_ == State::Idle && self->rpc_ == nullptr) self->begin_attempt();
+  });
+}
+
+void UpstreamConnection::stop() {
+  asio::post(strand_, [self = shared_from_this()] { self->stop_on_strand(); });
+}
+
+void UpstreamConnection::stop_on_strand() {
+  if (state_ == State::Stopped) return;
+  const bool was_up = state_ == State::Up;
+  state_ = State::Stopped;
+  retry_timer_.cancel();
+  teardown();
+  if (was_up && listener_) listener_->connection_down(index_);
+  hand_back_orphans();
+  listener_.reset();  // breaks the pool <-> connection cycle
+  spdlog::debug("upstream {} #{}: stopped", endpoint_.label(), index_);
+}
+
+void UpstreamConnection::execute(std::unique_ptr<UpstreamCall> call) {
+  load_.fetch_add(1, std::memory_order_relaxed);
+  asio::post(strand_, [self = shared_from_this(), c = call.release()]() mutable {
+    self->start_call(std::unique_ptr<UpstreamCall>(c));
+  });
+}
+
+// ---- connecting ---------------------------------------------------------------
+
+void UpstreamConnection::begin_attempt() {
+  if (state_ == State::Stopped) return;
+  if (endpoint_.port != 0) {
+    connect_to(endpoint_.port);
+    return;
+  }
+  // Ask rpcbind first, on a context of its own.
+  state_ = State::AskingPort;
+  rpc_ = rpc_init_context();
+  if (rpc_ == nullptr) {
+    fail("cannot create an RPC context");
+    return;
+  }
+  if (rpc_connect_async(rpc_, endpoint_.host.c_str(), kRpcbindPort, &on_connect_cb, this) != 0 ||
+      !watch_new_context()) {
+    fail("rpcbind: " + error_text(rpc_));
+    return;
+  }
+  arm();
+}
+
+void UpstreamConnection::connect_to(std::uint16_t port) {
+  state_ = State::Connecting;
+  rpc_ = rpc_init_context();
+  if (rpc_ == nullptr) {
+    fail("cannot create an RPC context");
+    return;
+  }
+  auth_is_default_ = true;
+  if (rpc_connect_async(rpc_, endpoint_.host.c_str(), port, &on_connect_cb, this) != 0 ||
+      !watch_new_context()) {
+    fail(error_text(rpc_));
+    return;
+  }
+  arm();
+}
+
+bool UpstreamConnection::watch_new_context() {
+  ++generation_;
+  read_armed_ = write_armed_ = false;
+  const int fd = rpc_get_fd(rpc_);
+  if (fd < 0) return false;
+  boost::system::error_code ec;
+  socket_.assign(fd, ec);
+  if (ec) {
+    spdlog::error("upstream {} #{}: cannot watch fd {}: {}", endpoint_.label(), index_, fd,
+                  ec.message());
+    return false;
+  }
+  return true;
+}
+
+void UpstreamConnection::on_connect_cb(struct rpc_context*, int status, void*, void* self) {
+  // Runs inside rpc_service(): only record the outcome, act on it afterwards.
+  auto* c = static_cast<UpstreamConnection*>(self);
+  c->connect_done_ = true;
+  c->connect_ok_ = status == RPC_STATUS_SUCCESS;
+}
+
+void UpstreamConnection::on_getport_cb(struct rpc_context*, int status, void* data, void* self) {
+  auto* c = static_cast<UpstreamConnection*>(self);
+  if (status == RPC_STATUS_SUCCESS && data != nullptr) {
+    const std::uint32_t port = *static_cast<const std::uint32_t*>(data);
+    c->found_port_ = port <= 65535 ? static_cast<int>(port) : 0;
+  } else {
+    c->found_port_ = 0;
+  }
+}
+
+// ---- the event loop -------------------------------------------------------------
+
+void UpstreamConnection::arm() {
+  if (rpc_ == nullptr || !socket_.is_open()) return;
+  const int events = rpc_which_events(rpc_);
+  const std::uint64_t gen = generation_;
+  if ((events & POLLIN) != 0 && !read_armed_) {
+    read_armed_ = true;
+    socket_.async_wait(asio::posix::stream_descriptor::wait_read,
+                       asio::bind_executor(strand_, [self = shared_from_this(), gen](
+                                                        const boost::system::error_code& ec) {
+                         self->on_ready(gen, POLLIN, ec);
+                       }));
+  }
+  if ((events & POLLOUT) != 0 && !write_armed_) {
+    write_armed_ = true;
+    socket_.async_wait(asio::posix::stream_descriptor::wait_write,
+                       asio::bind_executor(strand_, [self = shared_from_this(), gen](
+                                                        const boost::system::error_code& ec) {
+                         self->on_ready(gen, POLLOUT, ec);
+                       }));
+  }
+}
+
+void UpstreamConnection::on_ready(std::uint64_t generation, int event,
+                                  const boost::system::error_code& ec) {
+  if (generation != generation_ || rpc_ == nullptr) return;  // an earlier context's wait
+  (event == POLLIN ? read_armed_ : write_armed_) = false;
+  if (ec == asio::error::operation_aborted) return;
+  int revents = event;
+  if (ec) revents |= POLLERR;
+  after_service(rpc_service(rpc_, revents));
+}
+
+void UpstreamConnection::after_service(int rc) {
+  if (rc < 0) {
+    fail(error_text(rpc_));
+    return;
+  }
+  if (connect_done_) {
+    connect_done_ = false;
+    if (!connect_ok_) {
+      fail(error_text(rpc_));
+      return;
+    }
+    if (state_ == State::AskingPort) {
+      if (rpc_pmap2_getport_async(rpc_, static_cast<int>(endpoint_.program),
+                                  static_cast<int>(endpoint_.version), IPPROTO_TCP,
+                                  &on_getport_cb, this) != 0) {
+        fail("rpcbind GETPORT: " + error_text(rpc_));
+        return;
+      }
+    } else if (state_ == State::Connecting) {
+      state_ = State::Up;
+      if (failures_in_a_row_ > 0) {
+        spdlog::info("upstream {} #{}: connected after {} failed attempt(s)", endpoint_.label(),
+                     index_, failures_in_a_row_);
+      } else {
+        spdlog::info("upstream {} #{}: connected", endpoint_.label(), index_);
+      }
+      failures_in_a_row_ = 0;
+      backoff_ = kMinBackoff;
+      if (listener_) listener_->connection_up(index_);
+    }
+  }
+  if (found_port_ >= 0) {
+    const int port = found_port_;
+    found_port_ = -1;
+    teardown();
+    if (port == 0) {
+      fail("program " + std::to_string(endpoint_.program) + " version " +
+           std::to_string(endpoint_.version) + "/tcp is not registered with rpcbind");
+      return;
+    }
+    connect_to(static_cast<std::uint16_t>(port));
+    return;
+  }
+  arm();
+}
+
+// ---- failure and retry ------------------------------------------------------------
+
+void UpstreamConnection::teardown() {
+  ++generation_;
+  read_armed_ = write_armed_ = false;
+  // Cancels our waits (their handlers see a stale generation); the fd stays
+  // libnfs's to close.
+  if (socket_.is_open()) socket_.release();
+  if (rpc_ != nullptr) {
+    struct rpc_context* r = rpc_;
+    rpc_ = nullptr;
+    rpc_destroy_context(r);  // remaining calls come back through on_call_cb (CANCEL)
+  }
+  connect_done_ = false;
+  found_port_ = -1;
+  auth_is_default_ = true;
+}
+
+void UpstreamConnection::fail(const std::string& reason) {
+  const bool was_up = state_ == State::Up;
+  teardown();
+  if (state_ == State::Stopped) {
+    hand_back_orphans();
+    return;
+  }
+  state_ = State::Idle;
+  if (was_up) {
+    spdlog::warn("upstream {} #{}: connection lost: {}", endpoint_.label(), index_, reason);
+    if (listener_) listener_->connection_down(index_);
+  } else if (failures_in_a_row_ == 0) {
+    spdlog::warn("upstream {} #{}: cannot connect: {} (retrying)", endpoint_.label(), index_,
+                 reason);
+  } else {
+    spdlog::debug("upstream {} #{}: connect attempt {} failed: {}", endpoint_.label(), index_,
+                  failures_in_a_row_ + 1, reason);
+  }
+  hand_back_orphans();
+  schedule_retry();
+}
+
+void UpstreamConnection::schedule_retry() {
+  ++failures_in_a_row_;
+  const auto delay = backoff_;
+  backoff_ = std::min(backoff_ * 2, kMaxBackoff);
+  if (failures_in_a_row_ % 30 == 0) {
+    spdlog::info("upstream {} #{}: still unreachable after {} attempts, next in {} ms",
+                 endpoint_.label(), index_, failures_in_a_row_, delay.count());
+  }
+  retry_timer_.expires_after(delay);
+  retry_timer_.async_wait(asio::bind_executor(
+      strand_, [self = shared_from_this()](const boost::system::error_code& ec) {
+        if (!ec && self->state_ == State::Idle && self->rpc_ == nullptr) self->begin_attempt();
+      }));
+}
+
+void UpstreamConnection::hand_back_orphans() {
+  if (orphans_.empty()) return;
+  auto lost = std::move(orphans_);
+  orphans_.clear();
+  load_.fetch_sub(static_cast<int>(lost.size()), std::memory_order_relaxed);
+  if (listener_) {
+    listener_->calls_lost(std::move(lost));
+  } else {
+    for (auto& c : lost) c->on_fail(nfs3::Status::Jukebox);
+  }
+}
+
+void UpstreamConnection::bounce(std::unique_ptr<UpstreamCall> call) {
+  load_.fetch_sub(1, std::memory_order_relaxed);
+  if (listener_) {
+    std::vector<std::unique_ptr<UpstreamCall>> v;
+    v.push_back(std::move(call));
+    listener_->calls_bounced(std::move(v));
+  } else {
+    call->on_fail(nfs3::Status::Jukebox);
+  }
+}
+
+// ---- calls -------------------------------------------------------------------------
+
+void UpstreamConnection::apply_credentials(const UpstreamCall& call) {
+  // libnfs encodes the context's AUTH when a call is queued, so setting it right
+  // before queueing sends exactly this caller's identity with this call.
+  if (!call.cred) {
+    if (!auth_is_default_) {
+      rpc_set_auth(rpc_, libnfs_authunix_create_default());
+      auth_is_default_ = true;
+    }
+    return;
+  }
+  const Credentials& c = *call.cred;
+  if (!auth_is_default_ && auth_cred_.uid == c.uid && auth_cred_.gid == c.gid &&
+      auth_cred_.gids == c.gids && auth_cred_.machine_name == c.machine_name) {
+    return;
+  }
+  std::vector<std::uint32_t> gids(c.gids.begin(),
+                                  c.gids.begin() + std::min(c.gids.size(), kMaxAuthGroups));
+  std::string machine = c.machine_name.substr(0, kMaxMachineName);
+  if (machine.empty()) machine = "nfsgw";
+  struct AUTH* auth = libnfs_authunix_create(machine.c_str(), c.uid, c.gid,
+                                             static_cast<std::uint32_t>(gids.size()),
+                                             gids.empty() ? nullptr : gids.data());
+  if (auth == nullptr) return;  // out of memory: keep the old AUTH; caught below
+  rpc_set_auth(rpc_, auth);
+  auth_cred_ = c;
+  auth_cred_.gids = std::move(gids);
+  auth_cred_.machine_name = c.machine_name;
+  auth_is_default_ = false;
+}
+
+void UpstreamConnection::start_call(std::unique_ptr<UpstreamCall> call) {
+  if (state_ != State::Up || rpc_ == nullptr) {
+    bounce(std::move(call));
+    return;
+  }
+  apply_credentials(*call);
+  if (call->cred && (auth_is_default_ || auth_cred_.uid != call->cred->uid ||
+                     auth_cred_.gid != call->cred->gid)) {
+    // Never let a call go out under someone else's identity.
+    load_.fetch_sub(1, std::memory_order_relaxed);
+    spdlog::error("upstream {} #{}: cannot build AUTH_SYS for {}", endpoint_.label(), index_,
+                  call->what);
+    call->on_fail(nfs3::Status::ServerFault);
+    return;
+  }
+  call->owner = this;
+  UpstreamCall* raw = call.release();
+  if (raw->queue(rpc_, &on_call_cb, raw) != 0) {
+    std::unique_ptr<UpstreamCall> back(raw);
+    load_.fetch_sub(1, std::memory_order_relaxed);
+    spdlog::warn("upstream {} #{}: cannot queue {}: {}", endpoint_.label(), index_, back->what,
+                 error_text(rpc_));
+    back->on_fail(nfs3::Status::ServerFault);
+    return;
+  }
+  arm();
+}
+
+void UpstreamConnection::on_call_cb(struct rpc_context*, int status, void* data, void* call_ptr) {
+  std::unique_ptr<UpstreamCall> call(static_cast<UpstreamCall*>(call_ptr));
+  auto* self = static_cast<UpstreamConnection*>(call->owner);
+  if (status == RPC_STATUS_SUCCESS) {
+    self->load_.fetch_sub(1, std::memory_order_relaxed);
+    try {
+      call->on_reply(data);
+    } catch (const std::exception& e) {
+      spdlog::error("upstream {}: cannot copy {} reply: {}", self->endpoint_.label(), call->what,
+                    e.what());
+      call->on_fail(nfs3::Status::ServerFault);
+    }
+    return;
+  }
+  const char* message = status == RPC_STATUS_ERROR ? static_cast<const char*>(data) : nullptr;
+  switch (classify_rpc_failure(status, message)) {
+    case RpcFailure::ConnectionLost:
+      self->orphans_.push_back(std::move(call));  // handed to the pool once libnfs returns
+      return;
+    case RpcFailure::Denied:
+      self->load_.fetch_sub(1, std::memory_order_relaxed);
+      spdlog::warn("upstream {}: {} denied by the origin ({}): credentials rejected",
+                   self->endpoint_.label(), call->what, message);
+      call->on_fail(nfs3::Status::Acces);
+      return;
+    case RpcFailure::BadReply:
+      self->load_.fetch_sub(1, std::memory_order_relaxed);
+      spdlog::warn("upstream {}: {} failed at the RPC level: {}", self->endpoint_.label(),
+                   call->what, message);
+      call->on_fail(nfs3::Status::ServerFault);
+      return;
+  }
+}
+
+}  // namespace nfsgw::upstream
