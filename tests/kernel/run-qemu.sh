@@ -28,7 +28,7 @@ timeout --kill-after=5 "$timeout_s" qemu-system-x86_64 \
   -accel tcg -machine q35 -cpu max -smp 1 -m "$mem" \
   -nographic -no-reboot -nodefaults \
   -kernel "$kernel" -initrd "$work/initramfs.cpio" \
-  -append "console=ttyS0 panic=-1 quiet loglevel=4 rdinit=/init" \
+  -append "console=ttyS0 panic=-1 quiet loglevel=4 mitigations=off rdinit=/init" \
   -serial stdio -serial "file:$data" \
   -netdev user,id=n0,net=10.0.2.0/24,host=10.0.2.2 \
   -device virtio-net-pci,netdev=n0,romfile= \
