@@ -76,7 +76,10 @@ std::string to_json(const RunReport& r) {
   j += ",\"errors\":{";
   bool first = true;
   for (const auto& [name, n] : s.errors) {
-    j += (first ? "" : ",") + json_string(name) + ":" + std::to_string(n);
+    if (!first) j += ",";
+    j += json_string(name);
+    j += ":";
+    j += std::to_string(n);
     first = false;
   }
   j += "}";

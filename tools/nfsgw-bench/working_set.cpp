@@ -119,10 +119,10 @@ void prepare_local(const std::string& base, const Options& o) {
   auto content = file_content(o.size);
   for (unsigned i = 0; i < o.files; ++i) write_local(dir / file_name(i), content);
   for (unsigned d = 0; d < kTreeDirs; ++d) {
-    fs::path td = dir / "tree" / ("d" + std::to_string(d));
+    fs::path td = dir / "tree" / (numbered("d", d, 1));
     make_local_dir(td / "sub");
     for (unsigned f = 0; f < kTreeFiles; ++f) write_local(td / numbered("t", f, 2), content);
-    for (unsigned f = 0; f < kSubFiles; ++f) write_local(td / "sub" / ("s" + std::to_string(f)), content);
+    for (unsigned f = 0; f < kSubFiles; ++f) write_local(td / "sub" / (numbered("s", f, 1)), content);
   }
 }
 
@@ -135,10 +135,10 @@ void push_setup_tasks(TaskQueue& q, const FileHandle& root, const Options& o, Fi
     for (unsigned i = 0; i < files; ++i) push_file(*qp, dir, file_name(i), content);
     push_dir(*qp, dir, "tree", [qp, content](auto tree) {
       for (unsigned d = 0; d < kTreeDirs; ++d) {
-        push_dir(*qp, tree, "d" + std::to_string(d), [qp, content](auto td) {
+        push_dir(*qp, tree, numbered("d", d, 1), [qp, content](auto td) {
           for (unsigned f = 0; f < kTreeFiles; ++f) push_file(*qp, td, numbered("t", f, 2), content);
           push_dir(*qp, td, "sub", [qp, content](auto sub) {
-            for (unsigned f = 0; f < kSubFiles; ++f) push_file(*qp, sub, "s" + std::to_string(f), content);
+            for (unsigned f = 0; f < kSubFiles; ++f) push_file(*qp, sub, numbered("s", f, 1), content);
           });
         });
       }
