@@ -4,8 +4,9 @@
 // important user is HandleCodec's mapping of long origin handles: once a client has
 // been given a mapped handle, losing the mapping in a power cut would turn that
 // handle into ESTALE for good. KvStore::put() has no per-write durability flag, so
-// all writes pay the fsync; a data cache that wants cheaper writes needs a flag in
-// the interface (see the contract note in docs/configuration.md).
+// all writes pay the fsync. Fine for the handle map (rare writes: only origin
+// handles over 42 bytes); a data cache wanting cheaper writes would need a
+// durability flag added to the KvStore interface.
 //
 // Memory: one LRU block cache of `memory_mb`; memtables are charged to the same
 // cache through a WriteBufferManager, so the total stays near memory_mb.

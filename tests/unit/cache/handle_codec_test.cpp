@@ -2,6 +2,8 @@
 // concurrency of mapped-id allocation.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <latch>
 #include <set>
 #include <thread>
 #include <vector>
@@ -115,15 +117,42 @@ TEST(HandleCodec, MappedIdUnknownToStoreIsRefused) {
   EXPECT_FALSE(other_node.unwrap(h));
 }
 
+namespace {
+
+/// A store whose reads pause briefly: it widens the window between "not mapped
+/// yet" and "mapped" so that an unsynchronised allocator would hand out several
+/// ids. The assertions do not depend on the pause; only the chance to catch a
+/// missing lock does.
+class SlowStore final : public KvStore {
+ public:
+  std::optional<std::string> get(std::string_view key) override {
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+    return inner_->get(key);
+  }
+  void put(std::string_view key, std::string_view value) override { inner_->put(key, value); }
+  void erase(std::string_view key) override { inner_->erase(key); }
+
+ private:
+  std::unique_ptr<KvStore> inner_ = make_memory_store();
+};
+
+}  // namespace
+
 TEST(HandleCodec, ConcurrentWrapsOfOneLongHandleGiveOneId) {
-  auto store = make_memory_store();
-  HandleCodec codec(secret(1), *store);
-  constexpr int kThreads = 8, kRounds = 50;
+  SlowStore store;
+  HandleCodec codec(secret(1), store);
+  constexpr int kThreads = 8, kRounds = 30;
   for (int round = 0; round < kRounds; ++round) {
     auto o = origin(64, static_cast<std::uint8_t>(round));
     std::vector<nfs3::FileHandle> got(kThreads);
     std::vector<std::thread> threads;
-    for (int t = 0; t < kThreads; ++t) threads.emplace_back([&, t] { got[t] = codec.wrap(1, o); });
+    std::latch start(kThreads);
+    for (int t = 0; t < kThreads; ++t) {
+      threads.emplace_back([&, t] {
+        start.arrive_and_wait();
+        got[t] = codec.wrap(1, o);
+      });
+    }
     for (auto& th : threads) th.join();
     for (int t = 1; t < kThreads; ++t) ASSERT_EQ(got[t], got[0]) << "round " << round;
     ASSERT_EQ(codec.unwrap(got[0])->origin, o);
@@ -131,9 +160,9 @@ TEST(HandleCodec, ConcurrentWrapsOfOneLongHandleGiveOneId) {
 }
 
 TEST(HandleCodec, ConcurrentWrapsOfDistinctHandlesGetDistinctIds) {
-  auto store = make_memory_store();
-  HandleCodec codec(secret(1), *store);
-  constexpr int kThreads = 4, kEach = 100;
+  SlowStore store;
+  HandleCodec codec(secret(1), store);
+  constexpr int kThreads = 4, kEach = 40;
   std::vector<std::vector<nfs3::FileHandle>> got(kThreads);
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) {
