@@ -20,6 +20,7 @@
 #include "tests/support/nfs_ops.h"
 #include "tests/support/ports.h"
 #include "tests/support/raw_nfs.h"
+#include "tests/support/process.h"
 #include "tests/support/temp_dir.h"
 
 namespace {
@@ -231,10 +232,60 @@ TEST_F(Errors, ForgedHandlesGetBadHandle) {
   EXPECT_EQ(again.fileid, good.fileid);
 }
 
-// The other half of the forged-handle requirement needs a call counter between
-// nfsgw and the origin (tools/wan-emu); it is not available yet.
+/// Calls of prog:vers:proc the relay saw going up (towards the origin), from the
+/// JSON of `wan-emu --ctl ... stats`; -1 when the output cannot be read.
+long relay_calls(const std::string& stats_json, const std::string& key) {
+  auto at = stats_json.find("\"" + key + "\":{\"calls\":");
+  if (at == std::string::npos) return stats_json.find("\"procs\"") == std::string::npos ? -1 : 0;
+  return std::stol(stats_json.substr(at + key.size() + 12));
+}
+
+// Forged handles are refused by nfsgw itself: with the wan-emu relay between a
+// second nfsgw and the origin counting RPCs, no NFS call for them reaches the origin.
 TEST_F(Errors, ForgedHandlesNeverReachTheOrigin) {
-  GTEST_SKIP() << "needs tools/wan-emu to count calls reaching the origin (not built yet)";
+  INTEG_REQUIRE_NFSGW();
+  auto relay_bin = wan_emu_binary();
+  if (!relay_bin) GTEST_SKIP() << "wan-emu binary not found (build target wan-emu or set WAN_EMU_BIN)";
+  make_tree(g_);
+  TempDir dir("relay");
+  const std::string control = "127.0.0.1:" + std::to_string(kRelayControlPort);
+  Process relay({*relay_bin, "--pair", "127.0.0.1:" + std::to_string(kRelayNfsPort) + "=127.0.0.1:" +
+                                           std::to_string(kOriginNfsPort),
+                 "--pair", "127.0.0.1:" + std::to_string(kRelayMountPort) + "=127.0.0.1:" + std::to_string(kOriginMountPort),
+                 "--control", control},
+                dir.sub("relay.log"));
+  ASSERT_TRUE(wait_for_port(kRelayControlPort, 10000, &relay)) << relay.log();
+  GatewayConfig cfg;
+  cfg.port = kSecondGatewayPort;
+  cfg.origin_url = "nfs://127.0.0.1" + shared_origin().export_dir() + "?nfsport=" + std::to_string(kRelayNfsPort) +
+                   "&mountport=" + std::to_string(kRelayMountPort);
+  Gateway gw(cfg, dir.sub("gw"));
+  ASSERT_NO_THROW(gw.start());
+  auto root = mount_root(gw.port(), "/export");
+  ASSERT_TRUE(root.transport_ok && root.status == 0) << root.error << "\n" << gw.log();
+  RawNfsConnection conn;
+  ASSERT_TRUE(conn.connect(gw.port(), kNfsProgram, 3));
+  auto d = conn.lookup(root.root, g_.substr(1));
+  ASSERT_EQ(d.status, 0u);
+  auto f = conn.lookup(d.handle, "file");
+  ASSERT_EQ(f.status, 0u);
+
+  auto reset = run({*relay_bin, "--ctl", control, "reset"}, std::chrono::seconds(10));
+  ASSERT_EQ(reset.exit_code, 0) << reset.output;
+  for (std::size_t pos = 0; pos < f.handle.size(); pos += 3) {
+    Handle forged = f.handle;
+    forged[pos] ^= 0x01;
+    auto r = conn.getattr(forged);
+    EXPECT_EQ(r.status, kNfs3BadHandle) << "flipped byte " << pos;
+    auto l = conn.lookup(forged, "file");
+    EXPECT_EQ(l.status, kNfs3BadHandle) << "LOOKUP in a forged directory handle, byte " << pos;
+  }
+  auto stats = run({*relay_bin, "--ctl", control, "stats"}, std::chrono::seconds(10));
+  ASSERT_EQ(stats.exit_code, 0) << stats.output;
+  EXPECT_EQ(relay_calls(stats.output, "100003:3:1"), 0) << "GETATTR reached the origin:\n" << stats.output;
+  EXPECT_EQ(relay_calls(stats.output, "100003:3:3"), 0) << "LOOKUP reached the origin:\n" << stats.output;
+  EXPECT_EQ(gw.stop(), 0) << gw.log();
+  relay.stop();
 }
 
 }  // namespace

@@ -29,6 +29,19 @@ std::optional<std::string> nfsgw_binary() {
   return std::nullopt;
 }
 
+std::optional<std::string> wan_emu_binary() {
+  std::vector<std::string> candidates;
+#ifdef WAN_EMU_BIN_PATH
+  candidates.push_back(WAN_EMU_BIN_PATH);
+#endif
+  if (const char* env = std::getenv("WAN_EMU_BIN"); env && *env) candidates.push_back(env);
+  candidates.push_back(std::string(NFSGW_BUILD_DIR) + "/tools/wan-emu/wan-emu");
+  for (const auto& c : candidates) {
+    if (::access(c.c_str(), X_OK) == 0 && std::filesystem::is_regular_file(c)) return c;
+  }
+  return std::nullopt;
+}
+
 bool selftest_mode() {
   const char* v = std::getenv("NFSGW_INTEG_SELFTEST");
   return v && std::string(v) == "1";

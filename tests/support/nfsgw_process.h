@@ -18,6 +18,9 @@ namespace integ {
 /// <build dir>/gateway/nfsgw. nullopt when none exists.
 std::optional<std::string> nfsgw_binary();
 
+/// The wan-emu relay binary (target wan-emu, $WAN_EMU_BIN, <build>/tools/wan-emu/wan-emu).
+std::optional<std::string> wan_emu_binary();
+
 /// NFSGW_INTEG_SELFTEST=1 (developing the tests without nfsgw): tests that use the
 /// shared gateway talk to the origin in its place, which checks the tests' own logic.
 bool selftest_mode();

@@ -14,4 +14,9 @@ constexpr std::uint16_t kSecondGatewayPort = 25050;
 constexpr std::uint16_t kLateOriginNfsPort = 25590;
 constexpr std::uint16_t kLateOriginMountPort = 25148;
 
+/// The wan-emu relay between a second nfsgw and the origin (errors_test).
+constexpr std::uint16_t kRelayNfsPort = 25491;
+constexpr std::uint16_t kRelayMountPort = 25047;
+constexpr std::uint16_t kRelayControlPort = 25492;
+
 }  // namespace integ
