@@ -83,3 +83,22 @@ TEST(LinkShaper, SerialisesBackToBackChunks) {
 
 }  // namespace
 }  // namespace nfsgw::wanemu
+
+namespace nfsgw::wanemu {
+namespace {
+
+TEST(DelayLine, ReportsHowLateChunksWereReleased) {
+  DelayLine d;
+  DelayLine::Clock::time_point t0{};
+  d.push(t0 + std::chrono::milliseconds(10), std::vector<std::uint8_t>(1, 1));
+  d.push(t0 + std::chrono::milliseconds(12), std::vector<std::uint8_t>(1, 2));
+  std::vector<std::vector<std::uint8_t>> out;
+  DelayLine::Lateness late;
+  d.take_due(t0 + std::chrono::milliseconds(15), out, 1 << 20, &late);
+  EXPECT_EQ(late.chunks, 2u);
+  EXPECT_EQ(late.total, std::chrono::milliseconds(8));  // 5 + 3
+  EXPECT_EQ(late.max, std::chrono::milliseconds(5));
+}
+
+}  // namespace
+}  // namespace nfsgw::wanemu

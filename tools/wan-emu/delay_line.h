@@ -27,10 +27,19 @@ class DelayLine {
   /// Release time of the oldest chunk (only when not empty).
   Clock::time_point next_release() const { return chunks_.front().release; }
 
+  /// How late released chunks were: `now` at release minus their release time.
+  /// This is the emulator's own delay error, reported by `stats`.
+  struct Lateness {
+    std::uint64_t chunks = 0;
+    Clock::duration total{};
+    Clock::duration max{};
+  };
+
   /// Moves every chunk due at `now` (up to about `max_bytes`, at least one chunk if
-  /// any is due) to the end of `out`; returns the number of bytes moved.
+  /// any is due) to the end of `out`; returns the number of bytes moved. Adds each
+  /// moved chunk's lateness to `late` when given.
   std::size_t take_due(Clock::time_point now, std::vector<std::vector<std::uint8_t>>& out,
-                       std::size_t max_bytes = 1u << 20);
+                       std::size_t max_bytes = 1u << 20, Lateness* late = nullptr);
 
   void clear() {
     chunks_.clear();

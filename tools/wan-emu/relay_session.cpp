@@ -1,5 +1,6 @@
 #include "tools/wan-emu/relay_session.h"
 
+#include <algorithm>
 #include <boost/asio/buffer.hpp>
 #include <boost/asio/connect.hpp>
 #include <boost/asio/write.hpp>
@@ -141,7 +142,15 @@ void RelaySession::pump(Pipe& p) {
     });
     return;
   }
-  p.line.take_due(now, p.inflight);
+  DelayLine::Lateness late;
+  p.line.take_due(now, p.inflight, 1u << 20, &late);
+  DirectionCounters& dc = link_.counters.dir(p.dir);
+  auto us = [](DelayLine::Clock::duration d) {
+    return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(d).count());
+  };
+  dc.delayed_chunks += late.chunks;
+  dc.late_us_total += us(late.total);
+  dc.late_us_max = std::max(dc.late_us_max, us(late.max));
   std::vector<asio::const_buffer> gather;
   gather.reserve(p.inflight.size());
   for (const auto& c : p.inflight) gather.emplace_back(asio::buffer(c));

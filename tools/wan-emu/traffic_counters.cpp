@@ -7,8 +7,10 @@ namespace nfsgw::wanemu {
 namespace {
 std::string dir_json(const DirectionCounters& d) {
   return fmt::format(
-      R"({{"bytes":{},"calls":{},"replies":{},"unmatched_replies":{},"unparsed_bytes":{},"short_records":{}}})",
-      d.bytes, d.calls, d.replies, d.unmatched_replies, d.unparsed_bytes, d.short_records);
+      R"({{"bytes":{},"calls":{},"replies":{},"unmatched_replies":{},"unparsed_bytes":{},"short_records":{},)"
+      R"("delayed_chunks":{},"late_us_mean":{},"late_us_max":{}}})",
+      d.bytes, d.calls, d.replies, d.unmatched_replies, d.unparsed_bytes, d.short_records, d.delayed_chunks,
+      d.delayed_chunks ? d.late_us_total / d.delayed_chunks : 0, d.late_us_max);
 }
 }  // namespace
 

@@ -28,6 +28,10 @@ struct DirectionCounters {
   std::uint64_t unmatched_replies = 0;  // reply whose xid no call on the connection had
   std::uint64_t unparsed_bytes = 0;
   std::uint64_t short_records = 0;
+  // Delay accuracy: how long after its due time each delayed chunk was written.
+  std::uint64_t delayed_chunks = 0;
+  std::uint64_t late_us_total = 0;
+  std::uint64_t late_us_max = 0;
 };
 
 struct ProcCounters {
