@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "tests/unit/protocol/tirpc_reference.h"
 
 namespace nfsgw::rpc {
@@ -329,6 +331,47 @@ TEST(RpcReply, EveryTruncationRejected) {
       EXPECT_THROW(decode_reply_header(r), xdr::DecodeError) << n;
     }
   }
+}
+
+// Bounded, seeded mutation fuzzing of the three RPC decoders: only DecodeError
+// may escape, and the sanitizer build checks nothing is read out of bounds.
+TEST(RpcMutation, MutatedHeadersOnlyThrowDecodeError) {
+  std::mt19937 rng(99);
+  std::vector<Bytes> seeds = {
+      encode(sample_call()),
+      encode_auth_sys(sample_auth_sys()),
+      reply([](xdr::Writer& w) { encode_prog_mismatch(w, 2, 3, 3); }),
+      reply([](xdr::Writer& w) { encode_auth_error(w, 4, AuthStat::BadVerf); }),
+  };
+  int accepted = 0, refused = 0;
+  for (int i = 0; i < 4000; ++i) {
+    Bytes b = seeds[rng() % seeds.size()];
+    for (int e = 0, n = 1 + static_cast<int>(rng() % 3); e < n; ++e) {
+      switch (rng() % 3) {
+        case 0: if (!b.empty()) b[rng() % b.size()] = static_cast<std::uint8_t>(rng()); break;
+        case 1: if (!b.empty()) b.resize(rng() % b.size()); break;
+        default:
+          if (b.size() >= 4) {
+            std::size_t at = (rng() % (b.size() / 4)) * 4;
+            std::uint32_t v = (rng() % 2) ? 0xFFFFFFFFu : rng() % 512;
+            for (int k = 0; k < 4; ++k) b[at + k] = static_cast<std::uint8_t>(v >> (24 - 8 * k));
+          }
+      }
+    }
+    auto attempt = [&](auto fn) {
+      try {
+        fn();
+        ++accepted;
+      } catch (const xdr::DecodeError&) {
+        ++refused;
+      }
+    };
+    attempt([&] { xdr::Reader r(b); decode_call_header(r); });
+    attempt([&] { decode_auth_sys(b); });
+    attempt([&] { xdr::Reader r(b); decode_reply_header(r); });
+  }
+  EXPECT_GT(accepted, 0);
+  EXPECT_GT(refused, 0);
 }
 
 }  // namespace
