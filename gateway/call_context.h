@@ -14,6 +14,8 @@ struct Credentials {
   std::uint32_t gid = 65534;
   std::vector<std::uint32_t> gids;
   std::string machine_name;
+  /// The caller sent AUTH_NONE: the export's anonymous ids apply whatever its squash.
+  bool auth_none = false;
 };
 
 struct CallContext {
@@ -21,6 +23,7 @@ struct CallContext {
   std::uint32_t xid = 0;
   std::string client_address;  // textual peer address, for logs
   std::uint32_t export_id = 0; // set once the file handle has been verified
+  std::uint32_t proc_flags = 0;  // rpc::flags of the procedure (Mutates, Idempotent, ...)
 };
 
 }  // namespace nfsgw

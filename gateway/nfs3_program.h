@@ -8,16 +8,11 @@
 // origin or gateway failure is a Status in the result, never an exception.
 #pragma once
 
-#include <utility>
-#include <boost/asio/awaitable.hpp>
-
+#include "gateway/awaitable.h"
 #include "gateway/call_context.h"
 #include "protocol/nfs3_types.h"
 
 namespace nfsgw {
-
-template <typename T>
-using Awaitable = boost::asio::awaitable<T>;
 
 class Nfs3Program {
  public:

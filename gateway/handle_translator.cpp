@@ -1,0 +1,283 @@
+#include "gateway/handle_translator.h"
+
+#include <spdlog/spdlog.h>
+
+#include "gateway/export_policy.h"
+
+namespace nfsgw {
+
+using nfs3::FileHandle;
+using nfs3::Status;
+
+struct HandleTranslator::Route {
+  ExportRoute e;
+  std::mutex mu;
+  std::optional<FileHandle> root;  // the origin's root handle, once known
+};
+
+namespace {
+
+template <typename Res>
+Res failure(Status s) {
+  Res r;
+  r.status = s;
+  return r;
+}
+
+}  // namespace
+
+HandleTranslator::HandleTranslator(cache::HandleCodec& codec,
+                                   const std::vector<ExportRoute>& routes)
+    : codec_(codec) {
+  for (const auto& r : routes) {
+    auto route = std::make_unique<Route>();
+    route->e = r;
+    routes_.emplace(r.config->id, std::move(route));
+  }
+}
+
+HandleTranslator::~HandleTranslator() = default;
+
+Awaitable<FileHandle> HandleTranslator::origin_root(Route& route) {
+  {
+    std::lock_guard lock(route.mu);
+    if (route.root) co_return *route.root;
+  }
+  FileHandle root = co_await route.e.origin_root();
+  std::lock_guard lock(route.mu);
+  route.root = root;
+  co_return root;
+}
+
+Awaitable<Status> HandleTranslator::enter(const CallContext& ctx, FileHandle& handle,
+                                          Scope& scope) {
+  const auto decoded = codec_.unwrap(handle);
+  if (!decoded) {
+    spdlog::warn("{}: refused a forged or damaged file handle (xid {:#x})", ctx.client_address,
+                 ctx.xid);
+    co_return Status::BadHandle;
+  }
+  const auto it = routes_.find(decoded->export_id);
+  if (it == routes_.end()) co_return Status::Stale;  // the export was removed
+  Route& route = *it->second;
+  const config::ExportConfig& cfg = *route.e.config;
+  if (const Status s = admit(ctx, cfg); s != Status::Ok) co_return s;
+
+  scope.route = &route;
+  scope.ctx = ctx;
+  scope.ctx.export_id = cfg.id;
+  scope.ctx.cred = squash(ctx.cred, cfg);
+  if (decoded->kind == cache::HandleCodec::Kind::Root) {
+    scope.at_root = true;
+    handle = co_await origin_root(route);
+  } else {
+    handle = decoded->origin;
+    std::lock_guard lock(route.mu);
+    scope.at_root = route.root && *route.root == handle;
+  }
+  co_return Status::Ok;
+}
+
+Awaitable<Status> HandleTranslator::enter_also(const Scope& scope, FileHandle& handle) {
+  const auto decoded = codec_.unwrap(handle);
+  if (!decoded) co_return Status::BadHandle;
+  if (decoded->export_id != scope.route->e.config->id) co_return Status::XDev;
+  if (decoded->kind == cache::HandleCodec::Kind::Root)
+    handle = co_await origin_root(*scope.route);
+  else
+    handle = decoded->origin;
+  co_return Status::Ok;
+}
+
+FileHandle HandleTranslator::outward(const Scope& scope, const FileHandle& origin) {
+  const std::uint32_t id = scope.route->e.config->id;
+  {
+    std::lock_guard lock(scope.route->mu);
+    if (scope.route->root && *scope.route->root == origin) return codec_.root(id);
+  }
+  return codec_.wrap(id, origin);
+}
+
+void HandleTranslator::outward(const Scope& scope, nfs3::PostOpFh& fh) {
+  if (fh) *fh = outward(scope, *fh);
+}
+
+template <typename Res, typename Args>
+Awaitable<Res> HandleTranslator::forward(
+    const CallContext& ctx, Args args, FileHandle Args::*handle,
+    Awaitable<Res> (Nfs3Program::*method)(const CallContext&, const Args&)) {
+  Scope scope;
+  if (const Status s = co_await enter(ctx, args.*handle, scope); s != Status::Ok)
+    co_return failure<Res>(s);
+  co_return co_await (scope.route->e.downstream->*method)(scope.ctx, args);
+}
+
+Awaitable<void> HandleTranslator::null(const CallContext&) { co_return; }
+
+Awaitable<nfs3::GetattrRes> HandleTranslator::getattr(const CallContext& ctx,
+                                                      const nfs3::GetattrArgs& a) {
+  return forward(ctx, a, &nfs3::GetattrArgs::object, &Nfs3Program::getattr);
+}
+
+Awaitable<nfs3::SetattrRes> HandleTranslator::setattr(const CallContext& ctx,
+                                                      const nfs3::SetattrArgs& a) {
+  return forward(ctx, a, &nfs3::SetattrArgs::object, &Nfs3Program::setattr);
+}
+
+Awaitable<nfs3::LookupRes> HandleTranslator::lookup(const CallContext& ctx,
+                                                    const nfs3::LookupArgs& a) {
+  nfs3::LookupArgs args = a;
+  Scope scope;
+  if (const Status s = co_await enter(ctx, args.what.dir, scope); s != Status::Ok)
+    co_return failure<nfs3::LookupRes>(s);
+  // Clients may not climb out of an export: ".." of its root is the root itself.
+  if (scope.at_root && args.what.name == "..") args.what.name = ".";
+  nfs3::LookupRes res = co_await scope.route->e.downstream->lookup(scope.ctx, args);
+  if (res.status == Status::Ok) res.object = outward(scope, res.object);
+  co_return res;
+}
+
+Awaitable<nfs3::AccessRes> HandleTranslator::access(const CallContext& ctx,
+                                                    const nfs3::AccessArgs& a) {
+  nfs3::AccessArgs args = a;
+  Scope scope;
+  if (const Status s = co_await enter(ctx, args.object, scope); s != Status::Ok)
+    co_return failure<nfs3::AccessRes>(s);
+  nfs3::AccessRes res = co_await scope.route->e.downstream->access(scope.ctx, args);
+  // On a read-only export nothing may be changed, whatever the origin allows.
+  if (scope.route->e.config->access == config::Access::ReadOnly)
+    res.access &= ~(nfs3::access::Modify | nfs3::access::Extend | nfs3::access::Delete);
+  co_return res;
+}
+
+Awaitable<nfs3::ReadlinkRes> HandleTranslator::readlink(const CallContext& ctx,
+                                                        const nfs3::ReadlinkArgs& a) {
+  return forward(ctx, a, &nfs3::ReadlinkArgs::symlink, &Nfs3Program::readlink);
+}
+
+Awaitable<nfs3::ReadRes> HandleTranslator::read(const CallContext& ctx, const nfs3::ReadArgs& a) {
+  return forward(ctx, a, &nfs3::ReadArgs::file, &Nfs3Program::read);
+}
+
+Awaitable<nfs3::WriteRes> HandleTranslator::write(const CallContext& ctx,
+                                                  const nfs3::WriteArgs& a) {
+  return forward(ctx, a, &nfs3::WriteArgs::file, &Nfs3Program::write);
+}
+
+template <typename Args>
+Awaitable<nfs3::CreateRes> HandleTranslator::make_object(
+    const CallContext& ctx, Args args,
+    Awaitable<nfs3::CreateRes> (Nfs3Program::*method)(const CallContext&, const Args&)) {
+  Scope scope;
+  if (const Status s = co_await enter(ctx, args.where.dir, scope); s != Status::Ok)
+    co_return failure<nfs3::CreateRes>(s);
+  nfs3::CreateRes res = co_await (scope.route->e.downstream->*method)(scope.ctx, args);
+  outward(scope, res.obj);
+  co_return res;
+}
+
+template <typename Args>
+Awaitable<nfs3::RemoveRes> HandleTranslator::unlink_name(
+    const CallContext& ctx, Args args,
+    Awaitable<nfs3::RemoveRes> (Nfs3Program::*method)(const CallContext&, const Args&)) {
+  Scope scope;
+  if (const Status s = co_await enter(ctx, args.object.dir, scope); s != Status::Ok)
+    co_return failure<nfs3::RemoveRes>(s);
+  co_return co_await (scope.route->e.downstream->*method)(scope.ctx, args);
+}
+
+Awaitable<nfs3::CreateRes> HandleTranslator::create(const CallContext& ctx,
+                                                    const nfs3::CreateArgs& a) {
+  return make_object(ctx, a, &Nfs3Program::create);
+}
+
+Awaitable<nfs3::MkdirRes> HandleTranslator::mkdir(const CallContext& ctx,
+                                                  const nfs3::MkdirArgs& a) {
+  return make_object(ctx, a, &Nfs3Program::mkdir);
+}
+
+Awaitable<nfs3::SymlinkRes> HandleTranslator::symlink(const CallContext& ctx,
+                                                      const nfs3::SymlinkArgs& a) {
+  return make_object(ctx, a, &Nfs3Program::symlink);
+}
+
+Awaitable<nfs3::MknodRes> HandleTranslator::mknod(const CallContext& ctx,
+                                                  const nfs3::MknodArgs& a) {
+  return make_object(ctx, a, &Nfs3Program::mknod);
+}
+
+Awaitable<nfs3::RemoveRes> HandleTranslator::remove(const CallContext& ctx,
+                                                    const nfs3::RemoveArgs& a) {
+  return unlink_name(ctx, a, &Nfs3Program::remove);
+}
+
+Awaitable<nfs3::RmdirRes> HandleTranslator::rmdir(const CallContext& ctx,
+                                                  const nfs3::RmdirArgs& a) {
+  return unlink_name(ctx, a, &Nfs3Program::rmdir);
+}
+
+Awaitable<nfs3::RenameRes> HandleTranslator::rename(const CallContext& ctx,
+                                                    const nfs3::RenameArgs& a) {
+  nfs3::RenameArgs args = a;
+  Scope scope;
+  Status s = co_await enter(ctx, args.from.dir, scope);
+  if (s == Status::Ok) s = co_await enter_also(scope, args.to.dir);
+  if (s != Status::Ok) co_return failure<nfs3::RenameRes>(s);
+  co_return co_await scope.route->e.downstream->rename(scope.ctx, args);
+}
+
+Awaitable<nfs3::LinkRes> HandleTranslator::link(const CallContext& ctx, const nfs3::LinkArgs& a) {
+  nfs3::LinkArgs args = a;
+  Scope scope;
+  Status s = co_await enter(ctx, args.file, scope);
+  if (s == Status::Ok) s = co_await enter_also(scope, args.link.dir);
+  if (s != Status::Ok) co_return failure<nfs3::LinkRes>(s);
+  co_return co_await scope.route->e.downstream->link(scope.ctx, args);
+}
+
+Awaitable<nfs3::ReaddirRes> HandleTranslator::readdir(const CallContext& ctx,
+                                                      const nfs3::ReaddirArgs& a) {
+  return forward(ctx, a, &nfs3::ReaddirArgs::dir, &Nfs3Program::readdir);
+}
+
+Awaitable<nfs3::ReaddirplusRes> HandleTranslator::readdirplus(const CallContext& ctx,
+                                                              const nfs3::ReaddirplusArgs& a) {
+  nfs3::ReaddirplusArgs args = a;
+  Scope scope;
+  if (const Status s = co_await enter(ctx, args.dir, scope); s != Status::Ok)
+    co_return failure<nfs3::ReaddirplusRes>(s);
+  nfs3::ReaddirplusRes res = co_await scope.route->e.downstream->readdirplus(scope.ctx, args);
+  if (res.status != Status::Ok) co_return res;
+  for (auto& entry : res.entries) {
+    if (scope.at_root && entry.name == ".." && entry.name_handle) {
+      // The origin's parent of the export root is outside the export.
+      entry.name_handle = codec_.root(scope.route->e.config->id);
+      entry.name_attributes = res.dir_attributes;
+      continue;
+    }
+    outward(scope, entry.name_handle);
+  }
+  co_return res;
+}
+
+Awaitable<nfs3::FsstatRes> HandleTranslator::fsstat(const CallContext& ctx,
+                                                    const nfs3::FsstatArgs& a) {
+  return forward(ctx, a, &nfs3::FsstatArgs::fsroot, &Nfs3Program::fsstat);
+}
+
+Awaitable<nfs3::FsinfoRes> HandleTranslator::fsinfo(const CallContext& ctx,
+                                                    const nfs3::FsinfoArgs& a) {
+  return forward(ctx, a, &nfs3::FsinfoArgs::fsroot, &Nfs3Program::fsinfo);
+}
+
+Awaitable<nfs3::PathconfRes> HandleTranslator::pathconf(const CallContext& ctx,
+                                                        const nfs3::PathconfArgs& a) {
+  return forward(ctx, a, &nfs3::PathconfArgs::object, &Nfs3Program::pathconf);
+}
+
+Awaitable<nfs3::CommitRes> HandleTranslator::commit(const CallContext& ctx,
+                                                    const nfs3::CommitArgs& a) {
+  return forward(ctx, a, &nfs3::CommitArgs::file, &Nfs3Program::commit);
+}
+
+}  // namespace nfsgw

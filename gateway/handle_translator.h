@@ -1,0 +1,102 @@
+// The outermost NFSv3 layer: clients' gateway handles in, origin handles out.
+//
+// For every call it verifies the gateway handle (forged or altered -> BADHANDLE,
+// never sent upstream), finds the export, applies the export's policy (clients,
+// read-only, squash), swaps the handle for the origin's and calls that export's
+// downstream program; handles in the results are wrapped again on the way back.
+// ".." at an export root stays at the root.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include "cache/handle_codec.h"
+#include "config/config.h"
+#include "gateway/nfs3_program.h"
+
+namespace nfsgw {
+
+/// One export as the translator sees it.
+struct ExportRoute {
+  const config::ExportConfig* config = nullptr;
+  /// The export's stack of layers; works with origin handles.
+  Nfs3Program* downstream = nullptr;
+  /// The origin's root handle of the export (waits until the origin has answered MNT).
+  std::function<Awaitable<nfs3::FileHandle>()> origin_root;
+};
+
+class HandleTranslator final : public Nfs3Program {
+ public:
+  HandleTranslator(cache::HandleCodec& codec, const std::vector<ExportRoute>& routes);
+  ~HandleTranslator() override;
+
+  Awaitable<void> null(const CallContext& ctx) override;
+  Awaitable<nfs3::GetattrRes> getattr(const CallContext&, const nfs3::GetattrArgs&) override;
+  Awaitable<nfs3::SetattrRes> setattr(const CallContext&, const nfs3::SetattrArgs&) override;
+  Awaitable<nfs3::LookupRes> lookup(const CallContext&, const nfs3::LookupArgs&) override;
+  Awaitable<nfs3::AccessRes> access(const CallContext&, const nfs3::AccessArgs&) override;
+  Awaitable<nfs3::ReadlinkRes> readlink(const CallContext&, const nfs3::ReadlinkArgs&) override;
+  Awaitable<nfs3::ReadRes> read(const CallContext&, const nfs3::ReadArgs&) override;
+  Awaitable<nfs3::WriteRes> write(const CallContext&, const nfs3::WriteArgs&) override;
+  Awaitable<nfs3::CreateRes> create(const CallContext&, const nfs3::CreateArgs&) override;
+  Awaitable<nfs3::MkdirRes> mkdir(const CallContext&, const nfs3::MkdirArgs&) override;
+  Awaitable<nfs3::SymlinkRes> symlink(const CallContext&, const nfs3::SymlinkArgs&) override;
+  Awaitable<nfs3::MknodRes> mknod(const CallContext&, const nfs3::MknodArgs&) override;
+  Awaitable<nfs3::RemoveRes> remove(const CallContext&, const nfs3::RemoveArgs&) override;
+  Awaitable<nfs3::RmdirRes> rmdir(const CallContext&, const nfs3::RmdirArgs&) override;
+  Awaitable<nfs3::RenameRes> rename(const CallContext&, const nfs3::RenameArgs&) override;
+  Awaitable<nfs3::LinkRes> link(const CallContext&, const nfs3::LinkArgs&) override;
+  Awaitable<nfs3::ReaddirRes> readdir(const CallContext&, const nfs3::ReaddirArgs&) override;
+  Awaitable<nfs3::ReaddirplusRes> readdirplus(const CallContext&,
+                                              const nfs3::ReaddirplusArgs&) override;
+  Awaitable<nfs3::FsstatRes> fsstat(const CallContext&, const nfs3::FsstatArgs&) override;
+  Awaitable<nfs3::FsinfoRes> fsinfo(const CallContext&, const nfs3::FsinfoArgs&) override;
+  Awaitable<nfs3::PathconfRes> pathconf(const CallContext&, const nfs3::PathconfArgs&) override;
+  Awaitable<nfs3::CommitRes> commit(const CallContext&, const nfs3::CommitArgs&) override;
+
+ private:
+  struct Route;
+  /// A call admitted into one export: its route and the credentials to send upstream.
+  struct Scope {
+    Route* route = nullptr;
+    CallContext ctx;
+    bool at_root = false;  // the first handle was the export root
+  };
+
+  /// Verifies `handle` (replaced in place by the origin's), admits the call and
+  /// fills `scope`. Returns Ok or the status to answer with.
+  Awaitable<nfs3::Status> enter(const CallContext& ctx, nfs3::FileHandle& handle, Scope& scope);
+  /// A second handle of the same call (RENAME, LINK): same export or XDEV.
+  Awaitable<nfs3::Status> enter_also(const Scope& scope, nfs3::FileHandle& handle);
+  /// The gateway handle for an origin handle of this export.
+  nfs3::FileHandle outward(const Scope& scope, const nfs3::FileHandle& origin);
+  void outward(const Scope& scope, nfs3::PostOpFh& fh);
+  /// The origin handle of `route`'s root, remembered after the first answer.
+  Awaitable<nfs3::FileHandle> origin_root(Route& route);
+
+  /// The common case: one handle, forwarded as it is.
+  template <typename Res, typename Args>
+  Awaitable<Res> forward(const CallContext& ctx, Args args, nfs3::FileHandle Args::*handle,
+                         Awaitable<Res> (Nfs3Program::*method)(const CallContext&,
+                                                               const Args&));
+
+  /// CREATE, MKDIR, SYMLINK, MKNOD: a directory handle in, a new object's handle out.
+  template <typename Args>
+  Awaitable<nfs3::CreateRes> make_object(
+      const CallContext& ctx, Args args,
+      Awaitable<nfs3::CreateRes> (Nfs3Program::*method)(const CallContext&, const Args&));
+  /// REMOVE, RMDIR: a directory handle and a name.
+  template <typename Args>
+  Awaitable<nfs3::RemoveRes> unlink_name(
+      const CallContext& ctx, Args args,
+      Awaitable<nfs3::RemoveRes> (Nfs3Program::*method)(const CallContext&, const Args&));
+
+  cache::HandleCodec& codec_;
+  std::unordered_map<std::uint32_t, std::unique_ptr<Route>> routes_;
+};
+
+}  // namespace nfsgw

@@ -1,0 +1,69 @@
+// nfsgw: a caching NFSv3 re-export gateway.
+//
+//   nfsgw --config FILE          serve in the foreground, log to stderr
+//   nfsgw --check-config FILE    validate FILE and exit
+#include <cstring>
+#include <exception>
+#include <iostream>
+#include <string>
+
+#include <spdlog/spdlog.h>
+
+#include "config/config.h"
+#include "gateway/gateway_app.h"
+
+namespace {
+
+int usage() {
+  std::cerr << "usage: nfsgw --config FILE [--log-level LEVEL]\n"
+               "       nfsgw --check-config FILE\n"
+               "LEVEL: trace, debug, info (default), warn, error\n";
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string config_path;
+  bool check_only = false;
+  std::string level = "info";
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if ((arg == "--config" || arg == "--check-config") && i + 1 < argc) {
+      check_only = arg == "--check-config";
+      config_path = argv[++i];
+    } else if (arg == "--log-level" && i + 1 < argc) {
+      level = argv[++i];
+    } else if (arg == "--help" || arg == "-h") {
+      usage();
+      return 0;
+    } else {
+      std::cerr << "nfsgw: unknown argument '" << arg << "'\n";
+      return usage();
+    }
+  }
+  if (config_path.empty()) return usage();
+  spdlog::set_level(spdlog::level::from_str(level));
+  spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%l%$ %v");
+
+  nfsgw::config::Config cfg;
+  try {
+    cfg = nfsgw::config::load_config(config_path);
+  } catch (const std::exception& e) {
+    std::cerr << "nfsgw: invalid configuration: " << e.what() << "\n";
+    return 1;
+  }
+  if (check_only) {
+    std::cout << config_path << ": OK (" << cfg.exports.size() << " export"
+              << (cfg.exports.size() == 1 ? "" : "s") << ")\n";
+    return 0;
+  }
+  try {
+    nfsgw::GatewayApp app(std::move(cfg));
+    app.run(/*handle_signals=*/true);
+  } catch (const std::exception& e) {
+    spdlog::critical("nfsgw cannot start: {}", e.what());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,149 @@
+#include "gateway/mount_program.h"
+
+#include <algorithm>
+
+#include <spdlog/spdlog.h>
+
+namespace nfsgw {
+namespace {
+
+constexpr std::uint32_t kAuthSys = 1;
+constexpr std::uint32_t kAuthNone = 0;
+
+/// "/export/" and "/export" name the same export.
+std::string normalize(std::string p) {
+  while (p.size() > 1 && p.back() == '/') p.pop_back();
+  return p;
+}
+
+std::vector<std::string> components(const std::string& path) {
+  std::vector<std::string> out;
+  std::size_t i = 0;
+  while (i < path.size()) {
+    const std::size_t j = path.find('/', i);
+    const std::size_t end = j == std::string::npos ? path.size() : j;
+    if (end > i) out.push_back(path.substr(i, end - i));
+    i = end + 1;
+  }
+  return out;
+}
+
+mount3::Status mount_status(nfs3::Status s) {
+  switch (s) {
+    case nfs3::Status::NoEnt: return mount3::Status::NoEnt;
+    case nfs3::Status::Acces: return mount3::Status::Acces;
+    case nfs3::Status::Perm: return mount3::Status::Perm;
+    case nfs3::Status::NotDir: return mount3::Status::NotDir;
+    case nfs3::Status::NameTooLong: return mount3::Status::NameTooLong;
+    case nfs3::Status::Inval: return mount3::Status::Inval;
+    default: return mount3::Status::ServerFault;
+  }
+}
+
+}  // namespace
+
+MountProgram::MountProgram(const std::vector<config::ExportConfig>& exports,
+                           cache::HandleCodec& handles, Nfs3Program& nfs)
+    : exports_(exports), handles_(handles), nfs_(nfs) {}
+
+const config::ExportConfig* MountProgram::find(const std::string& dirpath,
+                                               std::vector<std::string>& rest) const {
+  const std::vector<std::string> want = components(dirpath);
+  const config::ExportConfig* best = nullptr;
+  std::size_t best_len = 0;
+  for (const auto& e : exports_) {
+    const std::vector<std::string> have = components(e.path);
+    if (have.size() > want.size() || (best && have.size() <= best_len)) continue;
+    if (std::equal(have.begin(), have.end(), want.begin())) {
+      best = &e;
+      best_len = have.size();
+    }
+  }
+  if (best) rest.assign(want.begin() + static_cast<std::ptrdiff_t>(best_len), want.end());
+  return best;
+}
+
+Awaitable<mount3::MntRes> MountProgram::mnt(const CallContext& ctx, const mount3::MntArgs& args) {
+  const std::string& client = ctx.client_address;
+  mount3::MntRes res;
+  std::vector<std::string> rest;
+  const config::ExportConfig* e = find(args.dirpath, rest);
+  if (!e) {
+    spdlog::info("MNT {} from {}: no such export", args.dirpath, client);
+    res.status = mount3::Status::NoEnt;
+    co_return res;
+  }
+  if (!e->allows(client)) {
+    spdlog::warn("MNT {} from {}: client not allowed by export clients", args.dirpath, client);
+    res.status = mount3::Status::Acces;
+    co_return res;
+  }
+  nfs3::FileHandle fh = handles_.root(e->id);
+  // A folder below the export: walk to it with the caller's credentials, so the
+  // origin's permissions apply as they would to the same walk over NFS.
+  for (const auto& name : rest) {
+    if (name == ".." || name == ".") {
+      res.status = mount3::Status::Inval;
+      co_return res;
+    }
+    CallContext lookup_ctx = ctx;
+    lookup_ctx.proc_flags = 0;
+    nfs3::LookupArgs la;
+    la.what.dir = fh;
+    la.what.name = name;
+    const nfs3::LookupRes lr = co_await nfs_.lookup(lookup_ctx, la);
+    if (lr.status != nfs3::Status::Ok) {
+      spdlog::info("MNT {} from {}: {} at '{}'", args.dirpath, client,
+                   nfs3::status_name(lr.status), name);
+      res.status = mount_status(lr.status);
+      co_return res;
+    }
+    if (lr.obj_attributes && lr.obj_attributes->type != nfs3::FileType::Dir) {
+      res.status = mount3::Status::NotDir;
+      co_return res;
+    }
+    fh = lr.object;
+  }
+  res.fhandle = fh;
+  res.auth_flavors = {kAuthSys, kAuthNone};
+  {
+    std::lock_guard lock(mu_);
+    const std::string dir = normalize(args.dirpath);
+    auto same = [&](const mount3::MountEntry& m) {
+      return m.hostname == client && m.directory == dir;
+    };
+    if (std::none_of(mounts_.begin(), mounts_.end(), same)) mounts_.push_back({client, dir});
+  }
+  spdlog::info("MNT {} from {}", args.dirpath, client);
+  co_return res;
+}
+
+mount3::DumpRes MountProgram::dump() {
+  std::lock_guard lock(mu_);
+  return mounts_;
+}
+
+void MountProgram::umnt(const std::string& client, const mount3::UmntArgs& args) {
+  const std::string dir = normalize(args.dirpath);
+  std::lock_guard lock(mu_);
+  std::erase_if(mounts_, [&](const mount3::MountEntry& m) {
+    return m.hostname == client && normalize(m.directory) == dir;
+  });
+}
+
+void MountProgram::umntall(const std::string& client) {
+  std::lock_guard lock(mu_);
+  std::erase_if(mounts_, [&](const mount3::MountEntry& m) { return m.hostname == client; });
+}
+
+mount3::ExportRes MountProgram::exports(const std::string& client) const {
+  mount3::ExportRes res;
+  for (const auto& e : exports_) {
+    mount3::ExportEntry entry{e.path, {}};
+    for (const auto& c : e.clients) entry.groups.push_back(c.text);
+    res.push_back(std::move(entry));
+  }
+  return res;
+}
+
+}  // namespace nfsgw

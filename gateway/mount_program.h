@@ -1,0 +1,45 @@
+// The MOUNT program (versions 1 and 3): hands out export root handles.
+//
+// MNT answers from the configuration alone (the root handle does not embed the
+// origin's), so clients can mount while the origin is still unreachable; the first
+// call on the handle then waits for the origin like a hard mount.
+#pragma once
+
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "cache/handle_codec.h"
+#include "config/config.h"
+#include "gateway/nfs3_program.h"
+#include "protocol/mount3_types.h"
+
+namespace nfsgw {
+
+class MountProgram {
+ public:
+  /// `nfs` (gateway handles in and out) resolves paths below an export's root, so
+  /// clients may mount a subfolder of an export as they can on the origin.
+  MountProgram(const std::vector<config::ExportConfig>& exports, cache::HandleCodec& handles,
+               Nfs3Program& nfs);
+
+  Awaitable<mount3::MntRes> mnt(const CallContext& ctx, const mount3::MntArgs& args);
+  mount3::DumpRes dump();
+  void umnt(const std::string& client_address, const mount3::UmntArgs& args);
+  void umntall(const std::string& client_address);
+  mount3::ExportRes exports(const std::string& client_address) const;
+
+ private:
+  /// The export whose path is `dirpath` or its longest prefix; `rest` gets the
+  /// components below it.
+  const config::ExportConfig* find(const std::string& dirpath,
+                                   std::vector<std::string>& rest) const;
+
+  const std::vector<config::ExportConfig>& exports_;
+  cache::HandleCodec& handles_;
+  Nfs3Program& nfs_;
+  std::mutex mu_;
+  std::vector<mount3::MountEntry> mounts_;  // for DUMP; informational only (RFC 1813)
+};
+
+}  // namespace nfsgw

@@ -1,0 +1,32 @@
+// Routes one RPC record to its procedure and builds the reply record.
+//
+// The dispatcher owns everything generic about ONC RPC: the call header, the
+// credential, PROG_UNAVAIL / PROG_MISMATCH / PROC_UNAVAIL, GARBAGE_ARGS for
+// arguments that do not decode, SYSTEM_ERR for a handler that failed. Handlers only
+// see typed arguments and return typed results.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "gateway/rpc/procedure_table.h"
+
+namespace nfsgw::rpc {
+
+class Dispatcher {
+ public:
+  void add(ProgramVersion table);
+
+  /// Handles one call record. Returns the reply as a complete record (record mark
+  /// included, ready to write), or an empty vector when nothing may be answered
+  /// (not a call, or too short to carry an xid).
+  Awaitable<std::vector<std::uint8_t>> dispatch(std::span<const std::uint8_t> record,
+                                                const std::string& peer) const;
+
+ private:
+  std::vector<ProgramVersion> tables_;
+};
+
+}  // namespace nfsgw::rpc

@@ -1,0 +1,27 @@
+// Registration of NFS v3 and MOUNT v1/v3 with the local rpcbind, so that clients
+// that mount without explicit ports find nfsgw. Unregisters on destruction.
+#pragma once
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace nfsgw {
+
+class RpcbindRegistration {
+ public:
+  /// Registers (TCP) NFS v3 on `nfs_port` and MOUNT v1 and v3 on `mount_port`.
+  /// Failures are logged, not thrown: nfsgw still serves clients that give ports.
+  RpcbindRegistration(std::uint16_t nfs_port, std::uint16_t mount_port);
+  ~RpcbindRegistration();
+  RpcbindRegistration(const RpcbindRegistration&) = delete;
+  RpcbindRegistration& operator=(const RpcbindRegistration&) = delete;
+
+  /// How many (program, version) pairs are registered by this object.
+  std::size_t registered() const { return done_.size(); }
+
+ private:
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> done_;
+};
+
+}  // namespace nfsgw
