@@ -136,7 +136,13 @@ void decode(Connection::Kind kind, void* data, Reply& r) {
       const auto& ok = res->READDIRPLUS3res_u.resok;
       std::memcpy(r.cookieverf.data(), ok.cookieverf, r.cookieverf.size());
       r.eof = ok.reply.eof != 0;
-      for (const entryplus3* e = ok.reply.entries; e != nullptr; e = e->nextentry) {
+      // libnfs 4.0's decoder places list entries at addresses that are not
+      // 8-byte aligned; copy each one out bytewise before touching fields.
+      for (const entryplus3* raw = ok.reply.entries; raw != nullptr;) {
+        entryplus3 copy;
+        std::memcpy(&copy, static_cast<const void*>(raw), sizeof copy);
+        const entryplus3* e = &copy;
+        raw = copy.nextentry;
         DirEntry d;
         d.name = e->name ? e->name : "";
         d.cookie = e->cookie;
