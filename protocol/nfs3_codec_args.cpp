@@ -59,7 +59,7 @@ void decode(xdr::Reader& r, WriteArgs& v) {
 }
 
 void encode(xdr::Writer& w, const WriteArgs& v) {
-  w.buffer().reserve(w.size() + 4 + kFhSize + 24 + v.data.size() + 3);
+  detail::reserve_more(w, 4 + kFhSize + 24 + v.data.size() + 3);
   encode(w, v.file);
   w.u64(v.offset);
   w.u32(v.count);

@@ -40,6 +40,15 @@ void encode_optional(xdr::Writer& w, const std::optional<T>& v) {
   if (v) encode(w, *v);
 }
 
+/// Makes room for `extra` more bytes before a large append (READ/WRITE payloads)
+/// without defeating geometric growth when a caller appends many messages to one
+/// buffer: an exact reserve per message would make that quadratic.
+inline void reserve_more(xdr::Writer& w, std::size_t extra) {
+  std::vector<std::uint8_t>& b = w.buffer();
+  if (b.capacity() - b.size() >= extra) return;
+  b.reserve(std::max(b.size() + extra, 2 * b.capacity()));
+}
+
 /// Reads a result's nfsstat3. On failure it resets `v` (so the resok fields are
 /// defaults, never stale) and returns false; the caller then decodes the resfail arm.
 template <class Res>

@@ -95,7 +95,7 @@ void decode(xdr::Reader& r, ReadRes& v) {
 
 void encode(xdr::Writer& w, const ReadRes& v) {
   // status + post_op_attr (at most 4 + 88) + count, eof, length + data + padding.
-  w.buffer().reserve(w.size() + 4 + 88 + 12 + v.data.size() + 3);
+  detail::reserve_more(w, 4 + 88 + 12 + v.data.size() + 3);
   put_status(w, v.status);
   encode_optional(w, v.file_attributes);
   if (v.status == Status::Ok) {
