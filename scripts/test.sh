@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Runs every nfsgw test on a fresh Debian 12 machine, as root:
+#   1. installs the Debian packages (scripts/install-deps.sh),
+#   2. builds everything into build/ and runs the whole ctest suite (unit, integration
+#      against a real nfs-ganesha origin, wan-emu, nfsgw-bench, Linux kernel client
+#      under qemu),
+#   3. builds the unit tests and the hostile-input integration tests with ASan and
+#      UBSan into build-asan/ and runs them.
+# Every test starts what it needs (rpcbind, ganesha, nfsgw) on loopback ports.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "scripts/test.sh must run as root (it starts rpcbind, nfs-ganesha and qemu)" >&2
+  exit 1
+fi
+
+bash scripts/install-deps.sh
+mkdir -p /run/rpcbind
+rpcinfo -p 127.0.0.1 >/dev/null 2>&1 || rpcbind -w || rpcbind
+
+start=$(date +%s)
+echo "== stage 1: build and run all tests"
+BUILD_DIR=build bash scripts/build.sh
+set +e
+(cd build && ctest --output-on-failure --timeout 900 -j1) 2>&1 | tee build/ctest.log
+status=${PIPESTATUS[0]}
+set -e
+
+echo "== stage 2: sanitizers (ASan + UBSan)"
+export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DNFSGW_SANITIZE=ON >/dev/null
+# The unit-test binaries, and the integration test that throws hostile RPCs at nfsgw.
+asan_targets=$(cmake --build build-asan --target help |
+  awk '/^\.\.\. nfsgw_(protocol|config|cache|gateway_unit|wanemu)_tests$/ {print $2}
+       /^\.\.\. nfsgw_integration_malformed/ {print $2}')
+# shellcheck disable=SC2086
+cmake --build build-asan -j"$(nproc)" --target nfsgw $asan_targets
+asan_pass=0; asan_fail=0
+for t in $asan_targets; do
+  bin=$(find build-asan -type f -name "$t" -perm -u+x | head -1)
+  [ -n "$bin" ] || { echo "missing $t"; asan_fail=$((asan_fail + 1)); continue; }
+  echo "-- $bin"
+  if (cd build-asan && "$root/$bin" --gtest_brief=1); then asan_pass=$((asan_pass + 1)); else asan_fail=$((asan_fail + 1)); fi
+done
+echo "sanitizer binaries: $asan_pass passed, $asan_fail failed"
+asan_status=$([ "$asan_fail" -eq 0 ] && [ "$asan_pass" -gt 0 ] && echo 0 || echo 1)
+
+passed=$(sed -n 's/.* tests passed, \([0-9]*\) tests failed out of \([0-9]*\).*/\2 \1/p' build/ctest.log | awk '{print $1-$2}')
+failed=$(sed -n 's/.* tests passed, \([0-9]*\) tests failed out of \([0-9]*\).*/\1/p' build/ctest.log)
+echo "== done in $(( $(date +%s) - start )) s"
+echo "total: $(( ${passed:-0} + asan_pass )) passed, $(( ${failed:-1} + asan_fail )) failed"
+[ "$status" -eq 0 ] && [ "$asan_status" -eq 0 ]
