@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -340,6 +341,10 @@ Config parse_config(const std::string& toml_text, const std::string& origin_name
 }
 
 Config load_config(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw ConfigError(path + ": is a directory, not a configuration file");
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     throw ConfigError(path + ": cannot open the configuration file: " + std::strerror(errno));

@@ -38,6 +38,15 @@ TEST(ConfigFile, MissingFileNamesPath) {
   }
 }
 
+TEST(ConfigFile, DirectoryIsRefused) {
+  try {
+    load_config("/");
+    FAIL();
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("is a directory"), std::string::npos) << e.what();
+  }
+}
+
 TEST(ConfigFile, ErrorsNameTheFile) {
   std::string path = ::testing::TempDir() + "nfsgw_config_bad.toml";
   {
