@@ -66,10 +66,13 @@ guest_env() { :; }
 . "$here/scenarios/$scenario.host.sh"
 
 # A stale server on our ports would answer in place of the one under test.
+# A server from the previous test may still be shutting down: wait up to 15 s.
 for port in "$ORIGIN_NFS_PORT" "$GW_PORT"; do
-  if rpcinfo -t 127.0.0.1 -n "$port" 100003 3 >/dev/null 2>&1; then
-    die "port $port already answers NFS (a stale origin or nfsgw from an earlier run?)"
-  fi
+  for i in $(seq 31); do
+    rpcinfo -t 127.0.0.1 -n "$port" 100003 3 >/dev/null 2>&1 || break
+    [ "$i" -lt 31 ] || die "port $port already answers NFS (a stale origin or nfsgw from an earlier run?)"
+    sleep 0.5
+  done
 done
 
 log "starting origin on $ORIGIN_NFS_PORT/$ORIGIN_MOUNT_PORT exporting $EXPORT_DIR"
