@@ -31,20 +31,12 @@ struct GatewayApp::Parts {
   std::optional<RpcbindRegistration> rpcbind;
 };
 
-namespace {
-
-std::string secret_path(const config::CacheConfig& c) {
-  return c.secret_file.empty() ? c.dir + "/secret" : c.secret_file;
-}
-
-}  // namespace
-
 GatewayApp::GatewayApp(config::Config cfg)
     : cfg_(std::move(cfg)), parts_(std::make_unique<Parts>()) {
   Parts& p = *parts_;
   std::filesystem::create_directories(cfg_.cache.dir);
   p.handle_store = cache::open_rocksdb_store(cfg_.cache.dir + "/handles", cfg_.cache.memory_mb);
-  p.codec.emplace(cache::load_or_create_secret(secret_path(cfg_.cache)), *p.handle_store);
+  p.codec.emplace(cache::load_or_create_secret(cfg_.cache.secret_file), *p.handle_store);
 
   // One layer stack per export; today: translator -> forwarder. The caching layers
   // will slot in between, each switchable by configuration.

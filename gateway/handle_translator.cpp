@@ -49,13 +49,31 @@ Awaitable<FileHandle> HandleTranslator::origin_root(Route& route) {
   co_return root;
 }
 
+/// Unwraps a handle; a failing handle store (a disk error, not a bad handle) is a
+/// server fault for this call, not a crash.
+std::optional<cache::HandleCodec::Decoded> HandleTranslator::unwrap(const CallContext& ctx,
+                                                                    const FileHandle& handle,
+                                                                    Status& failure) const {
+  try {
+    auto decoded = codec_.unwrap(handle);
+    if (!decoded) failure = Status::BadHandle;
+    return decoded;
+  } catch (const std::exception& e) {
+    spdlog::error("{}: handle store failed: {}", ctx.client_address, e.what());
+    failure = Status::ServerFault;
+    return std::nullopt;
+  }
+}
+
 Awaitable<Status> HandleTranslator::enter(const CallContext& ctx, FileHandle& handle,
                                           Scope& scope) {
-  const auto decoded = codec_.unwrap(handle);
+  Status failure = Status::Ok;
+  const auto decoded = unwrap(ctx, handle, failure);
   if (!decoded) {
-    spdlog::warn("{}: refused a forged or damaged file handle (xid {:#x})", ctx.client_address,
-                 ctx.xid);
-    co_return Status::BadHandle;
+    if (failure == Status::BadHandle)
+      spdlog::warn("{}: refused a forged or damaged file handle (xid {:#x})",
+                   ctx.client_address, ctx.xid);
+    co_return failure;
   }
   const auto it = routes_.find(decoded->export_id);
   if (it == routes_.end()) co_return Status::Stale;  // the export was removed
@@ -79,8 +97,9 @@ Awaitable<Status> HandleTranslator::enter(const CallContext& ctx, FileHandle& ha
 }
 
 Awaitable<Status> HandleTranslator::enter_also(const Scope& scope, FileHandle& handle) {
-  const auto decoded = codec_.unwrap(handle);
-  if (!decoded) co_return Status::BadHandle;
+  Status failure = Status::Ok;
+  const auto decoded = unwrap(scope.ctx, handle, failure);
+  if (!decoded) co_return failure;
   if (decoded->export_id != scope.route->e.config->id) co_return Status::XDev;
   if (decoded->kind == cache::HandleCodec::Kind::Root)
     handle = co_await origin_root(*scope.route);

@@ -67,6 +67,9 @@ class HandleTranslator final : public Nfs3Program {
     bool at_root = false;  // the first handle was the export root
   };
 
+  std::optional<cache::HandleCodec::Decoded> unwrap(const CallContext& ctx,
+                                                    const nfs3::FileHandle& handle,
+                                                    nfs3::Status& failure) const;
   /// Verifies `handle` (replaced in place by the origin's), admits the call and
   /// fills `scope`. Returns Ok or the status to answer with.
   Awaitable<nfs3::Status> enter(const CallContext& ctx, nfs3::FileHandle& handle, Scope& scope);
