@@ -7,6 +7,7 @@
 #include <utility>  // must precede Asio with Boost 1.74 under C++20
 
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <memory>
 
 #include "tools/wan-emu/link_state.h"
@@ -29,6 +30,7 @@ class PairListener {
   void accept();
 
   tcp::acceptor acceptor_;
+  boost::asio::steady_timer backoff_;  // after an accept error (e.g. out of descriptors)
   tcp::endpoint target_;
   std::shared_ptr<LinkState> link_;
 };
