@@ -276,8 +276,13 @@ TEST(WanEmuE2E, NonRpcBytesPassThroughUnchangedAndAreCountedAsUnparsed) {
     b = static_cast<std::uint8_t>(x >> 24);
   }
   data[0] = 'G';  // an implausible record mark: the parser gives up at once
+  auto t0 = std::chrono::steady_clock::now();
   auto back = round_trip(base + 1, data);
+  auto elapsed = std::chrono::steady_clock::now() - t0;
   ASSERT_EQ(back.size(), data.size());
+  // The cap is 200,000 kbit/s = 25 MB/s per direction: 2 MiB cannot cross in less
+  // than 2 MiB / 25 MB/s = 83 ms (a lower bound the shaper guarantees).
+  EXPECT_GE(elapsed, 83ms);
   EXPECT_TRUE(back == data) << "bytes reordered or altered by the delay line";
 
   ControlAnswer s = ctl(base, "stats");
