@@ -1,0 +1,101 @@
+// The origin going away: calls wait for it like on a hard mount, idempotent calls
+// are re-sent after a reconnect, non-idempotent ones caught by a dying connection
+// answer JUKEBOX, and an origin that is down at start-up fails nothing.
+#include <unistd.h>
+
+#include <fstream>
+
+#include "tests/upstream/origin_fixture.h"
+#include "tests/upstream/test_util.h"
+
+namespace nfsgw::upstream::test {
+namespace {
+
+using namespace std::chrono_literals;
+
+/// Whatever happens in a test, the next one finds the origin running.
+struct OriginBackOnExit {
+  ~OriginBackOnExit() {
+    try {
+      Origin::get().start();
+    } catch (...) {
+    }
+  }
+};
+
+TEST(OutageTest, GetattrIssuedDuringOutageCompletesAfterRestart) {
+  OriginBackOnExit guard;
+  const std::string dir = fresh_dir("outage");
+  std::ofstream(dir + "/f") << "12345";
+  ForwarderHarness h(2);
+  const auto fh = h.lookup_path("outage/f");
+
+  Origin::get().stop();
+  auto fut = h.spawn(&Forwarder::getattr, as_root(), nfs3::GetattrArgs{fh});
+  // With the origin gone nothing can answer it (success or failure would be wrong).
+  EXPECT_EQ(fut.wait_for(1500ms), std::future_status::timeout);
+
+  Origin::get().start();
+  ASSERT_EQ(fut.wait_for(kWait), std::future_status::ready);
+  auto res = fut.future.get();
+  ASSERT_EQ(res.status, nfs3::Status::Ok);
+  expect_matches_stat(res.attributes, dir + "/f");
+  EXPECT_EQ(res.attributes.size, 5u);
+}
+
+TEST(OutageTest, LostConnectionResendsIdempotentAndJukeboxesTheRest) {
+  OriginBackOnExit guard;
+  const std::string dir = fresh_dir("lost");
+  std::ofstream(dir + "/f") << "abc";
+  ForwarderHarness h(1);  // one connection: both calls are in flight on it
+  const auto dfh = h.lookup_path("lost");
+  const auto ffh = h.lookup_path("lost/f");
+
+  Origin::get().freeze();  // connection stays up, nothing is answered
+  nfs3::MkdirArgs md;
+  md.where = {dfh, "never"};
+  auto mkdir = h.spawn(&Forwarder::mkdir, as_root(), md);
+  auto getattr = h.spawn(&Forwarder::getattr, as_root(), nfs3::GetattrArgs{ffh});
+  EXPECT_EQ(mkdir.wait_for(1000ms), std::future_status::timeout);
+  EXPECT_EQ(getattr.wait_for(0ms), std::future_status::timeout);
+
+  Origin::get().kill_hard();  // the connection dies with both calls sent, unanswered
+  ASSERT_EQ(mkdir.wait_for(kWait), std::future_status::ready);
+  EXPECT_EQ(mkdir.future.get().status, nfs3::Status::Jukebox);
+  EXPECT_NE(::access((dir + "/never").c_str(), F_OK), 0);
+
+  Origin::get().start();
+  ASSERT_EQ(getattr.wait_for(kWait), std::future_status::ready);
+  auto res = getattr.future.get();
+  ASSERT_EQ(res.status, nfs3::Status::Ok);
+  EXPECT_EQ(res.attributes.size, 3u);
+
+  // And the re-established connection serves new non-idempotent calls.
+  auto retry = h.call(&Forwarder::mkdir, as_root(), md);
+  EXPECT_EQ(retry.status, nfs3::Status::Ok);
+  EXPECT_EQ(::access((dir + "/never").c_str(), F_OK), 0);
+}
+
+TEST(OutageTest, OriginDownAtStartupOnlyDelaysCalls) {
+  OriginBackOnExit guard;
+  Origin::get().stop();
+  ForwarderHarness h(2, /*wait_for_root=*/false);
+  auto fut = boost::asio::co_spawn(
+      h.io(),
+      [&h]() -> Awaitable<nfs3::GetattrRes> {
+        const nfs3::FileHandle root = co_await h.fwd().root_handle();
+        co_return co_await h.fwd().getattr(as_root(), nfs3::GetattrArgs{root});
+      },
+      boost::asio::use_future);
+  EXPECT_EQ(fut.wait_for(1500ms), std::future_status::timeout);
+  EXPECT_EQ(h.fwd().connections_up(), 0u);
+
+  Origin::get().start();
+  ASSERT_EQ(fut.wait_for(kWait), std::future_status::ready);
+  auto res = fut.get();
+  ASSERT_EQ(res.status, nfs3::Status::Ok);
+  expect_matches_stat(res.attributes, Origin::get().export_dir());
+}
+
+}  // namespace
+}  // namespace nfsgw::upstream::test
