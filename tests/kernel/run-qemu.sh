@@ -5,7 +5,8 @@
 #
 #   run-qemu.sh BASE_CPIO KERNEL ENV_FILE CONSOLE_FILE DATA_FILE [TIMEOUT_S] [MEM_MB]
 #
-# Exit status: 0 when the guest printed the PASS marker, 1 on its FAIL marker,
+# QEMU_PIDFILE in the environment: where qemu writes its pid (so a caller can
+# stop a guest early). Exit status: 0 when the guest printed the PASS marker, 1 on its FAIL marker,
 # 2 when it printed neither (crash, panic or time-out).
 set -euo pipefail
 
@@ -26,7 +27,7 @@ cat "$base" "$work/extra.cpio" > "$work/initramfs.cpio"
 set +e
 timeout --kill-after=5 "$timeout_s" qemu-system-x86_64 \
   -accel tcg -machine q35 -cpu max -smp 1 -m "$mem" \
-  -nographic -no-reboot -nodefaults \
+  -nographic -no-reboot -nodefaults ${QEMU_PIDFILE:+-pidfile "$QEMU_PIDFILE"} \
   -kernel "$kernel" -initrd "$work/initramfs.cpio" \
   -append "console=ttyS0 panic=-1 quiet loglevel=4 mitigations=off rdinit=/init" \
   -serial stdio -serial "file:$data" \

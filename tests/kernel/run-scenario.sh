@@ -36,8 +36,10 @@ RUN=$(mktemp -d "/tmp/kernel-run-$target-$scenario.XXXXXX")
 EXPORT_DIR=$RUN/export
 mkdir -p "$EXPORT_DIR"
 gw_pid=
+keeper_pid=
 status=1
 cleanup() {
+  [ -z "$keeper_pid" ] || kill "$keeper_pid" 2>/dev/null || true
   if [ -n "$gw_pid" ]; then
     kill "$gw_pid" 2>/dev/null || true
     for _ in $(seq 50); do kill -0 "$gw_pid" 2>/dev/null || break; sleep 0.1; done
@@ -128,23 +130,31 @@ TOML
   if [ "$ready" != 1 ]; then tail -50 "$RUN/gw/nfsgw.log"; die "nfsgw did not answer NFS and MOUNT on $GW_PORT"; fi
 fi
 
-if [ "$NEEDS_RPCBIND" = 1 ] && [ "$target" = origin ]; then
-  # ganesha registered itself at start, but another ganesha on this host may
-  # have replaced the entries since: point them back at our origin.
-  gcc -O2 -I/usr/include/tirpc -o "$RUN/rpcb_claim" "$here/host/rpcb_claim.c" -ltirpc
-  "$RUN/rpcb_claim" "$NFS_PORT" "$MOUNT_PORT" || die "could not register the origin with rpcbind"
-fi
 if [ "$NEEDS_RPCBIND" = 1 ]; then
-  # Another engineer's ganesha may have taken the entries since; say so plainly.
-  [ "$(rpcbind_port 100003 3)" = "$NFS_PORT" ] || die "rpcbind maps NFSv3 to '$(rpcbind_port 100003 3)', not $NFS_PORT"
-  [ "$(rpcbind_port 100005 3)" = "$MOUNT_PORT" ] || die "rpcbind maps MOUNTv3 to '$(rpcbind_port 100005 3)', not $MOUNT_PORT"
+  gcc -O2 -I/usr/include/tirpc -o "$RUN/rpcb_claim" "$here/host/rpcb_claim.c" -ltirpc
+  if [ "$target" = gateway ]; then
+    # nfsgw must have registered itself (the entries were deleted before it started).
+    [ "$(rpcbind_port 100003 3)" = "$NFS_PORT" ] || die "nfsgw did not register NFSv3 with rpcbind (maps to '$(rpcbind_port 100003 3)')"
+    [ "$(rpcbind_port 100005 3)" = "$MOUNT_PORT" ] || die "nfsgw did not register MOUNTv3 with rpcbind (maps to '$(rpcbind_port 100005 3)')"
+  fi
+  # Other engineers' ganesha instances on this host register and unregister as
+  # they start and stop: keep the entries on the server under test (for the
+  # origin this also restores its own registration) while the guest runs.
+  "$RUN/rpcb_claim" "$NFS_PORT" "$MOUNT_PORT" --keep $((GUEST_TIMEOUT + 30)) &
+  keeper_pid=$!
+  for i in $(seq 25); do
+    [ "$(rpcbind_port 100003 3)" = "$NFS_PORT" ] && [ "$(rpcbind_port 100005 3)" = "$MOUNT_PORT" ] && break
+    [ "$i" -lt 25 ] || die "rpcbind maps NFSv3/MOUNTv3 to '$(rpcbind_port 100003 3)/$(rpcbind_port 100005 3)', not $NFS_PORT/$MOUNT_PORT"
+    sleep 0.2
+  done
 fi
 
 # Boot the guest(s); several roles boot at the same time, their consoles
 # prefixed with the role name.
 boot_guest() {
   local role=$1
-  "$here/run-qemu.sh" "$BASE_CPIO" "$KERNEL" "$RUN/env-$role" "$RUN/console-$role" "$RUN/data-$role" \
+  QEMU_PIDFILE=$RUN/qemu-$role.pid \
+    "$here/run-qemu.sh" "$BASE_CPIO" "$KERNEL" "$RUN/env-$role" "$RUN/console-$role" "$RUN/data-$role" \
     "$GUEST_TIMEOUT" "$GUEST_MEM" | sed -u "s/^/[$role] /"
   return "${PIPESTATUS[0]}"
 }
@@ -160,8 +170,24 @@ for role in $GUEST_ROLES; do
   boot_guest "$role" &
   pids+=($!)
 done
+# Guests mount "hard": if nfsgw dies they would hang until their time-out, so
+# stop them as soon as the gateway is gone.
+if [ -n "$gw_pid" ]; then
+  while :; do
+    alive=0
+    for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && alive=1; done
+    [ "$alive" = 1 ] || break
+    if ! kill -0 "$gw_pid" 2>/dev/null; then
+      log "nfsgw exited while the guest(s) ran; stopping them"
+      for f in "$RUN"/qemu-*.pid; do [ -f "$f" ] && kill "$(cat "$f")" 2>/dev/null; done
+      break
+    fi
+    sleep 1
+  done
+fi
 guest_fail=0
 for p in "${pids[@]}"; do wait "$p" || guest_fail=1; done
+if [ -n "$keeper_pid" ]; then kill "$keeper_pid" 2>/dev/null || true; keeper_pid=; fi
 if [ "$target" = gateway ] && ! kill -0 "$gw_pid" 2>/dev/null; then
   tail -50 "$RUN/gw/nfsgw.log"; die "nfsgw exited during the scenario"
 fi

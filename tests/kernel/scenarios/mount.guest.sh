@@ -12,8 +12,15 @@ check_unmounted() {
 
 mkdir -p /mnt
 echo "mount through rpcbind at $SERVER:111"
-mount_nfs "$SERVER:$EXPORT_PATH" /mnt "vers=3,proto=tcp,mountproto=tcp,addr=$SERVER,mountaddr=$SERVER,nolock" \
-  || fail "rpcbind mount"
+# Other servers on the shared host briefly take rpcbind's entries when they
+# start or stop (the host re-claims them within 0.1 s), so allow a few tries.
+tries=0
+until mount_nfs "$SERVER:$EXPORT_PATH" /mnt "vers=3,proto=tcp,mountproto=tcp,addr=$SERVER,mountaddr=$SERVER,nolock"; do
+  tries=$((tries + 1))
+  [ "$tries" -lt 5 ] || fail "rpcbind mount"
+  echo "rpcbind mount failed, retry $tries"
+  sleep 1
+done
 grep " /mnt nfs " /proc/mounts
 # No port in the options means the kernel resolved both ports through rpcbind;
 # hello.txt's content (checked next) proves it reached the server under test.
