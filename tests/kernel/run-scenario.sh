@@ -133,9 +133,13 @@ fi
 if [ "$NEEDS_RPCBIND" = 1 ]; then
   gcc -O2 -I/usr/include/tirpc -o "$RUN/rpcb_claim" "$here/host/rpcb_claim.c" -ltirpc
   if [ "$target" = gateway ]; then
-    # nfsgw must have registered itself (the entries were deleted before it started).
-    [ "$(rpcbind_port 100003 3)" = "$NFS_PORT" ] || die "nfsgw did not register NFSv3 with rpcbind (maps to '$(rpcbind_port 100003 3)')"
-    [ "$(rpcbind_port 100005 3)" = "$MOUNT_PORT" ] || die "nfsgw did not register MOUNTv3 with rpcbind (maps to '$(rpcbind_port 100005 3)')"
+    # nfsgw must have registered itself (the entries were deleted before it
+    # started); give it 5 s after it first answered.
+    for i in $(seq 25); do
+      [ "$(rpcbind_port 100003 3)" = "$NFS_PORT" ] && [ "$(rpcbind_port 100005 3)" = "$MOUNT_PORT" ] && break
+      [ "$i" -lt 25 ] || die "nfsgw did not register with rpcbind (NFSv3/MOUNTv3 map to '$(rpcbind_port 100003 3)/$(rpcbind_port 100005 3)')"
+      sleep 0.2
+    done
   fi
   # Other engineers' ganesha instances on this host register and unregister as
   # they start and stop: keep the entries on the server under test (for the
