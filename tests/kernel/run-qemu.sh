@@ -5,6 +5,7 @@
 #
 #   run-qemu.sh BASE_CPIO KERNEL ENV_FILE CONSOLE_FILE DATA_FILE [TIMEOUT_S] [MEM_MB]
 #
+# QEMU_INTERACTIVE=1: console input from this terminal (for SCENARIO=shell).
 # QEMU_PIDFILE in the environment: where qemu writes its pid (so a caller can
 # stop a guest early). Exit status: 0 when the guest printed the PASS marker, 1 on its FAIL marker,
 # 2 when it printed neither (crash, panic or time-out).
@@ -24,8 +25,11 @@ cp "$envfile" "$work/extra/run.env"
 cat "$base" "$work/extra.cpio" > "$work/initramfs.cpio"
 : > "$data"
 
+# QEMU_INTERACTIVE=1 keeps the terminal on the guest's console (SCENARIO=shell).
+stdin_src=/dev/null; fg=()
+if [ "${QEMU_INTERACTIVE:-0}" = 1 ]; then stdin_src=/dev/stdin; fg=(--foreground); fi
 set +e
-timeout --kill-after=5 "$timeout_s" qemu-system-x86_64 \
+timeout "${fg[@]}" --kill-after=5 "$timeout_s" qemu-system-x86_64 \
   -accel tcg -machine q35 -cpu max -smp 1 -m "$mem" \
   -nographic -no-reboot -nodefaults ${QEMU_PIDFILE:+-pidfile "$QEMU_PIDFILE"} \
   -kernel "$kernel" -initrd "$work/initramfs.cpio" \
@@ -33,7 +37,7 @@ timeout --kill-after=5 "$timeout_s" qemu-system-x86_64 \
   -serial stdio -serial "file:$data" \
   -netdev user,id=n0,net=10.0.2.0/24,host=10.0.2.2 \
   -device virtio-net-pci,netdev=n0,romfile= \
-  < /dev/null 2>&1 | tee "$console"
+  < "${stdin_src}" 2>&1 | tee "$console"
 rc=${PIPESTATUS[0]}
 set -e
 tr -d '\r' < "$data" > "$work/data" && cat "$work/data" > "$data"
