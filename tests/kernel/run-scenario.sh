@@ -69,9 +69,21 @@ guest_env() { :; }
 
 # A stale server on our ports would answer in place of the one under test.
 # A server from the previous test may still be shutting down: wait up to 15 s.
+# An origin left by a run that was killed (ctest time-out: ganesha daemonizes,
+# so it outlives the test) is stopped; its run dir says which it is.
+stop_stale_origins() {
+  local conf
+  for conf in /tmp/kernel-run-*/origin/ganesha.conf; do
+    [ -f "$conf" ] && [ "$conf" != "$RUN/origin/ganesha.conf" ] || continue
+    grep -q "NFS_Port = $ORIGIN_NFS_PORT;" "$conf" || continue
+    log "stopping a stale origin from $(dirname "$(dirname "$conf")")"
+    "$repo/scripts/origin-ganesha.sh" stop "$(dirname "$conf")" || true
+  done
+}
 for port in "$ORIGIN_NFS_PORT" "$GW_PORT"; do
   for i in $(seq 31); do
     rpcinfo -t 127.0.0.1 -n "$port" 100003 3 >/dev/null 2>&1 || break
+    [ "$i" = 20 ] && [ "$port" = "$ORIGIN_NFS_PORT" ] && stop_stale_origins
     [ "$i" -lt 31 ] || die "port $port already answers NFS (a stale origin or nfsgw from an earlier run?)"
     sleep 0.5
   done
