@@ -99,8 +99,8 @@ class Reader {
         for (const char* a : allowed) list += std::string(list.empty() ? "" : ", ") + a;
         std::string full = name.empty() ? k : name + "." + k;
         fail(&table.as_table().at(k), full,
-             "unknown key " + quote(k) + (name.empty() ? " at top level" : " in " + name) +
-                 "; allowed: " + list);
+             "unknown key " + quote(k) + " (value " + show(table.as_table().at(k)) + ")" +
+                 (name.empty() ? " at top level" : " in " + name) + "; allowed: " + list);
       }
     }
   }

@@ -85,14 +85,15 @@ Awaitable<Status> HandleTranslator::enter(const CallContext& ctx, FileHandle& ha
   scope.ctx = ctx;
   scope.ctx.export_id = cfg.id;
   scope.ctx.cred = squash(ctx.cred, cfg);
+  // Known after the first call of the export; needed to keep ".." and the root's
+  // handle inside the export whatever handle the call came with.
+  scope.origin_root = co_await origin_root(route);
   if (decoded->kind == cache::HandleCodec::Kind::Root) {
-    scope.at_root = true;
-    handle = co_await origin_root(route);
+    handle = scope.origin_root;
   } else {
     handle = decoded->origin;
-    std::lock_guard lock(route.mu);
-    scope.at_root = route.root && *route.root == handle;
   }
+  scope.at_root = handle == scope.origin_root;
   co_return Status::Ok;
 }
 
@@ -101,19 +102,13 @@ Awaitable<Status> HandleTranslator::enter_also(const Scope& scope, FileHandle& h
   const auto decoded = unwrap(scope.ctx, handle, failure);
   if (!decoded) co_return failure;
   if (decoded->export_id != scope.route->e.config->id) co_return Status::XDev;
-  if (decoded->kind == cache::HandleCodec::Kind::Root)
-    handle = co_await origin_root(*scope.route);
-  else
-    handle = decoded->origin;
+  handle = decoded->kind == cache::HandleCodec::Kind::Root ? scope.origin_root : decoded->origin;
   co_return Status::Ok;
 }
 
 FileHandle HandleTranslator::outward(const Scope& scope, const FileHandle& origin) {
   const std::uint32_t id = scope.route->e.config->id;
-  {
-    std::lock_guard lock(scope.route->mu);
-    if (scope.route->root && *scope.route->root == origin) return codec_.root(id);
-  }
+  if (origin == scope.origin_root) return codec_.root(id);
   return codec_.wrap(id, origin);
 }
 

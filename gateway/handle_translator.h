@@ -64,7 +64,8 @@ class HandleTranslator final : public Nfs3Program {
   struct Scope {
     Route* route = nullptr;
     CallContext ctx;
-    bool at_root = false;  // the first handle was the export root
+    nfs3::FileHandle origin_root;  // the origin's handle of the export root
+    bool at_root = false;          // the first handle is the export root
   };
 
   std::optional<cache::HandleCodec::Decoded> unwrap(const CallContext& ctx,

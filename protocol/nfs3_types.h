@@ -22,7 +22,10 @@ constexpr std::size_t kFhSize = 64;           // NFS3_FHSIZE
 constexpr std::size_t kCookieVerfSize = 8;    // NFS3_COOKIEVERFSIZE
 constexpr std::size_t kCreateVerfSize = 8;    // NFS3_CREATEVERFSIZE
 constexpr std::size_t kWriteVerfSize = 8;     // NFS3_WRITEVERFSIZE
-constexpr std::size_t kMaxNameLen = 255;      // longest filename3 accepted on decode
+/// Longest filename3 accepted on decode. RFC 1813 bounds names only by the server's
+/// PATHCONF name_max, so a longer name is a legal request that the origin answers
+/// with NFS3ERR_NAMETOOLONG; this bound only caps memory.
+constexpr std::size_t kMaxNameLen = 4096;
 constexpr std::size_t kMaxPathLen = 4096;     // longest nfspath3 accepted on decode
 constexpr std::size_t kMaxData = 1u << 20;    // longest READ/WRITE payload accepted
 

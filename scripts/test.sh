@@ -35,7 +35,7 @@ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DNFSGW_SANITIZE=ON >/dev/null
 # The unit-test binaries, and the integration test that throws hostile RPCs at nfsgw.
 asan_targets=$(cmake --build build-asan --target help |
   awk '/^\.\.\. nfsgw_(protocol|config|cache|gateway_unit|wanemu)_tests$/ {print $2}
-       /^\.\.\. nfsgw_integration_malformed/ {print $2}')
+       /^\.\.\. nfsgw_integration_tests_malformed_rpc$/ {print $2}')
 # shellcheck disable=SC2086
 cmake --build build-asan -j"$(nproc)" --target nfsgw $asan_targets
 asan_pass=0; asan_fail=0
