@@ -21,6 +21,16 @@ void copy_verf(const char (&in)[N], std::array<std::uint8_t, N>& out) {
 
 std::string copy_string(const char* s) { return s != nullptr ? std::string(s) : std::string(); }
 
+/// libnfs 4.0 allocates list entries from its decode arena with 4-byte alignment,
+/// less than entry3/entryplus3 (which hold uint64_t) require: reading them in place
+/// is undefined behaviour. Copy each one into an aligned local first.
+template <typename Entry>
+Entry load_entry(const Entry* p) {
+  Entry e;
+  std::memcpy(static_cast<void*>(&e), static_cast<const void*>(p), sizeof e);
+  return e;
+}
+
 /// CREATE, MKDIR, SYMLINK and MKNOD share one result shape.
 template <typename Ok, typename Fail>
 bool create_like(::nfsstat3 status, const Ok& ok, const Fail& fail, nfs3::CreateRes& out) {
@@ -180,8 +190,10 @@ bool from_libnfs(const ::READDIR3res& in, nfs3::ReaddirRes& out) {
   out.dir_attributes = from_libnfs(ok.dir_attributes);
   copy_verf(ok.cookieverf, out.cookieverf);
   out.entries.clear();
-  for (const ::entry3* e = ok.reply.entries; e != nullptr; e = e->nextentry) {
-    out.entries.push_back({e->fileid, copy_string(e->name), e->cookie});
+  for (const ::entry3* p = ok.reply.entries; p != nullptr;) {
+    const ::entry3 e = load_entry(p);
+    out.entries.push_back({e.fileid, copy_string(e.name), e.cookie});
+    p = e.nextentry;
   }
   out.eof = ok.reply.eof != 0;
   return true;
@@ -197,14 +209,16 @@ bool from_libnfs(const ::READDIRPLUS3res& in, nfs3::ReaddirplusRes& out) {
   out.dir_attributes = from_libnfs(ok.dir_attributes);
   copy_verf(ok.cookieverf, out.cookieverf);
   out.entries.clear();
-  for (const ::entryplus3* e = ok.reply.entries; e != nullptr; e = e->nextentry) {
+  for (const ::entryplus3* p = ok.reply.entries; p != nullptr;) {
+    const ::entryplus3 e = load_entry(p);
     nfs3::DirEntryPlus d;
-    d.fileid = e->fileid;
-    d.name = copy_string(e->name);
-    d.cookie = e->cookie;
-    d.name_attributes = from_libnfs(e->name_attributes);
-    if (!from_libnfs(e->name_handle, d.name_handle)) return false;
+    d.fileid = e.fileid;
+    d.name = copy_string(e.name);
+    d.cookie = e.cookie;
+    d.name_attributes = from_libnfs(e.name_attributes);
+    if (!from_libnfs(e.name_handle, d.name_handle)) return false;
     out.entries.push_back(std::move(d));
+    p = e.nextentry;
   }
   out.eof = ok.reply.eof != 0;
   return true;

@@ -49,7 +49,28 @@ Origin::Origin()
   ::chmod(export_dir_.c_str(), 0755);
 }
 
+namespace {
+/// A test process that crashed leaves its origin running on our fixed ports; stop
+/// and remove the origins of /tmp/upstream-test-<pid> whose process is gone.
+void reap_stale_origins() {
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator("/tmp", ec)) {
+    const std::string name = entry.path().filename().string();
+    const std::string prefix = "upstream-test-";
+    if (name.rfind(prefix, 0) != 0) continue;
+    const pid_t pid = static_cast<pid_t>(std::atol(name.c_str() + prefix.size()));
+    if (pid <= 0 || pid == ::getpid() || ::kill(pid, 0) == 0) continue;
+    std::system((std::string(NFSGW_SOURCE_DIR) + "/scripts/origin-ganesha.sh stop " +
+                 entry.path().string() + "/state >/dev/null 2>&1")
+                    .c_str());
+    fs::remove_all(entry.path(), ec);
+  }
+}
+}  // namespace
+
 void Origin::start() {
+  static const bool reaped = (reap_stale_origins(), true);
+  (void)reaped;
   sh(std::string(NFSGW_SOURCE_DIR) + "/scripts/origin-ganesha.sh start " + state_dir_ + " " +
      export_dir_ + " " + std::to_string(kNfsPort) + " " + std::to_string(kMountPort) +
      " >/dev/null");
