@@ -6,6 +6,10 @@
 // between. Layers are composed once, at start-up, from the configuration, so any
 // of them can be switched off. Handlers return typed results, never bytes; an
 // origin or gateway failure is a Status in the result, never an exception.
+//
+// Lifetime: a call's coroutine keeps references to `ctx` and `args` until it
+// completes, so callers co_await it at once (never build the awaitable from
+// temporaries and await it later).
 #pragma once
 
 #include "gateway/awaitable.h"
