@@ -159,12 +159,11 @@ TEST_F(TranslatorHandlesTest, OriginRootComesBackAsTheGatewayRoot) {
   EXPECT_EQ(res.object, codec.root(kRwId));
 }
 
-// BUG (found by this test, left failing on purpose): the translator only learns the
-// origin's root handle when a client uses a Root-kind handle. After a gateway
-// restart, clients still hold Embedded/Mapped handles; a LOOKUP ".." that reaches
-// the export root then comes back as an embedded handle of the origin root instead
-// of codec.root(id), and the next LOOKUP ".." on that handle is not recognised as
-// being at the root, so it is sent upstream as ".." and climbs OUT of the export.
+// Regression: the translator once learnt the origin's root handle only when a client
+// used a Root-kind handle. After a gateway restart, clients still hold Embedded or
+// Mapped handles; a LOOKUP ".." reaching the export root then came back as an
+// embedded handle of the origin root instead of codec.root(id), and ".." from that
+// handle was sent upstream as "..", climbing OUT of the export (fixed in e901f4b).
 TEST_F(TranslatorHandlesTest, OriginRootIsRecognisedBeforeAnyRootHandleWasUsed) {
   // A fresh translator (as after a restart): the client holds a handle below the root.
   rw_fake.lookup_res.status = Status::Ok;
