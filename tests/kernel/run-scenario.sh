@@ -57,6 +57,11 @@ trap cleanup EXIT
 log() { echo "[$(date +%T)] $*"; }
 die() { log "FAIL: $*"; exit 1; }
 
+# Host helpers (host/*.c), built per run: a second or so.
+for c in "$here"/host/*.c; do
+  gcc -O2 -Wall -I/usr/include/tirpc -o "$RUN/$(basename "$c" .c)" "$c" -ltirpc || die "building $c"
+done
+
 # Defaults a scenario's host half may override.
 GUEST_ROLES="single"
 GUEST_TIMEOUT=120
@@ -82,7 +87,7 @@ stop_stale_origins() {
 }
 for port in "$ORIGIN_NFS_PORT" "$GW_PORT"; do
   for i in $(seq 31); do
-    rpcinfo -t 127.0.0.1 -n "$port" 100003 3 >/dev/null 2>&1 || break
+    "$RUN/rpc_ping" "$port" 100003 3 || break
     [ "$i" = 20 ] && [ "$port" = "$ORIGIN_NFS_PORT" ] && stop_stale_origins
     [ "$i" -lt 31 ] || die "port $port already answers NFS (a stale origin or nfsgw from an earlier run?)"
     sleep 0.5
@@ -92,6 +97,13 @@ done
 log "starting origin on $ORIGIN_NFS_PORT/$ORIGIN_MOUNT_PORT exporting $EXPORT_DIR"
 "$repo/scripts/origin-ganesha.sh" start "$RUN/origin" "$EXPORT_DIR" "$ORIGIN_NFS_PORT" "$ORIGIN_MOUNT_PORT" \
   || die "origin did not start"
+# origin-ganesha.sh's readiness probe (rpcinfo -n) can be answered through
+# rpcbind by another server; make sure ours answers on its own ports.
+for i in $(seq 100); do
+  "$RUN/rpc_ping" "$ORIGIN_NFS_PORT" 100003 3 && "$RUN/rpc_ping" "$ORIGIN_MOUNT_PORT" 100005 3 && break
+  [ "$i" -lt 100 ] || { tail -20 "$RUN/origin/ganesha.log"; die "origin does not answer on $ORIGIN_NFS_PORT/$ORIGIN_MOUNT_PORT"; }
+  sleep 0.2
+done
 host_prepare
 
 # rpcbind_port PROG VERS: the TCP port rpcbind maps PROG/VERS to on 127.0.0.1.
@@ -135,15 +147,13 @@ TOML
   ready=0
   for _ in $(seq 300); do
     kill -0 "$gw_pid" 2>/dev/null || break
-    if rpcinfo -t 127.0.0.1 -n "$GW_PORT" 100003 3 >/dev/null 2>&1 &&
-       rpcinfo -t 127.0.0.1 -n "$GW_PORT" 100005 3 >/dev/null 2>&1; then ready=1; break; fi
+    if "$RUN/rpc_ping" "$GW_PORT" 100003 3 && "$RUN/rpc_ping" "$GW_PORT" 100005 3; then ready=1; break; fi
     sleep 0.1
   done
   if [ "$ready" != 1 ]; then tail -50 "$RUN/gw/nfsgw.log"; die "nfsgw did not answer NFS and MOUNT on $GW_PORT"; fi
 fi
 
 if [ "$NEEDS_RPCBIND" = 1 ]; then
-  gcc -O2 -I/usr/include/tirpc -o "$RUN/rpcb_claim" "$here/host/rpcb_claim.c" -ltirpc
   if [ "$target" = gateway ]; then
     # nfsgw must have registered itself (the entries were deleted before it
     # started); give it 5 s after it first answered.
