@@ -78,20 +78,33 @@ Awaitable<void> Connection::read_loop() {
         }
         if (closed_) co_return;
         ++in_flight_;
+        // The call holds the connection alive until its reply is queued.
         asio::co_spawn(socket_.get_executor(),
-                       serve_call(assembler.take_record()), asio::detached);
+                       [self = shared_from_this(), record = assembler.take_record()]() mutable {
+                         return self->serve_call(std::move(record));
+                       },
+                       asio::detached);
       }
     }
   } catch (const boost::system::system_error& e) {
-    if (e.code() != asio::error::eof && e.code() != asio::error::operation_aborted &&
-        e.code() != asio::error::connection_reset)
-      spdlog::debug("{}: read failed: {}", peer_, e.what());
+    if (e.code() != asio::error::eof) {
+      if (e.code() != asio::error::operation_aborted && e.code() != asio::error::connection_reset)
+        spdlog::debug("{}: read failed: {}", peer_, e.what());
+      close();
+      co_return;
+    }
+  }
+  // The client closed its sending side: answer what it already asked, then close.
+  while ((in_flight_ > 0 || writing_) && !closed_) {
+    boost::system::error_code ec;
+    co_await call_done_.async_wait(asio::redirect_error(use_awaitable, ec));
   }
   close();
 }
 
 Awaitable<void> Connection::serve_call(std::vector<std::uint8_t> record) {
   // Runs on the I/O pool, not the strand: calls of one connection proceed in parallel.
+  // The caller holds a shared_ptr to this connection for the whole coroutine.
   auto self = shared_from_this();
   std::vector<std::uint8_t> reply;
   try {
@@ -134,6 +147,7 @@ Awaitable<void> Connection::write_loop() {
     close();
   }
   writing_ = false;
+  call_done_.cancel_one();  // a read loop draining after EOF waits for the last write
 }
 
 }  // namespace nfsgw::server
