@@ -245,7 +245,7 @@ long relay_calls(const std::string& stats_json, const std::string& key) {
 TEST_F(Errors, ForgedHandlesNeverReachTheOrigin) {
   INTEG_REQUIRE_NFSGW();
   auto relay_bin = wan_emu_binary();
-  if (!relay_bin) GTEST_SKIP() << "wan-emu binary not found (build target wan-emu or set WAN_EMU_BIN)";
+  if (!relay_bin) GTEST_FAIL() << "wan-emu binary not found (build target wan-emu or set WAN_EMU_BIN)";
   make_tree(g_);
   TempDir dir("relay");
   const std::string control = "127.0.0.1:" + std::to_string(kRelayControlPort);

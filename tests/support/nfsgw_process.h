@@ -25,19 +25,17 @@ std::optional<std::string> wan_emu_binary();
 /// shared gateway talk to the origin in its place, which checks the tests' own logic.
 bool selftest_mode();
 
-// The only place that lets tests run without nfsgw, for developing them before the
-// gateway existed: both macros skip the calling test when the binary is missing.
-// Once nfsgw is always built, turn the GTEST_SKIPs into failures (GTEST_FAIL).
+// nfsgw is always built with the tests: a missing binary fails the calling test.
 #define INTEG_REQUIRE_NFSGW()                                                            \
   do {                                                                                   \
     if (!::integ::nfsgw_binary())                                                        \
-      GTEST_SKIP() << "nfsgw binary not found (set NFSGW_BIN or build target nfsgw)";    \
+      GTEST_FAIL() << "nfsgw binary not found (set NFSGW_BIN or build target nfsgw)";    \
   } while (0)
 /// For tests of the shared gateway only: also runs them in selftest mode.
 #define INTEG_REQUIRE_GATEWAY()                                                          \
   do {                                                                                   \
     if (!::integ::nfsgw_binary() && !::integ::selftest_mode())                           \
-      GTEST_SKIP() << "nfsgw binary not found (set NFSGW_BIN or build target nfsgw)";    \
+      GTEST_FAIL() << "nfsgw binary not found (set NFSGW_BIN or build target nfsgw)";    \
   } while (0)
 
 struct GatewayConfig {
