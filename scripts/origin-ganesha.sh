@@ -68,8 +68,13 @@ LOG {
 }
 CONF
   ganesha.nfsd -f "$state/ganesha.conf" -L "$state/ganesha.log" -p "$state/ganesha.pid" -N NIV_WARN
+  # Ready when our own ganesha is alive and accepts TCP on both its ports (rpcinfo
+  # can be answered through rpcbind by another registered server, so it is no proof).
   for _ in $(seq 600); do
-    if rpcinfo -t 127.0.0.1 -n "$nfs_port" nfs 3 >/dev/null 2>&1; then
+    pid=$(cat "$state/ganesha.pid" 2>/dev/null || true)
+    if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null &&
+       (exec 3<>"/dev/tcp/127.0.0.1/$nfs_port") 2>/dev/null &&
+       (exec 3<>"/dev/tcp/127.0.0.1/$mount_port") 2>/dev/null; then
       echo "origin ready: nfs://127.0.0.1$export_dir?nfsport=$nfs_port&mountport=$mount_port"
       exit 0
     fi
