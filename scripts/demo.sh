@@ -13,7 +13,7 @@ PORT=${NFSGW_PORT:-2049}
 work=${NFSGW_DEMO_DIR:-/tmp/nfsgw-demo}
 
 bash scripts/install-deps.sh
-BUILD_DIR=build bash scripts/build.sh
+BUILD_DIR=build TARGETS=nfsgw bash scripts/build.sh
 
 mkdir -p "$work/origin/docs" "$work/origin/src/lib" "$work/cache"
 echo "Hello through nfsgw" > "$work/origin/README.txt"
