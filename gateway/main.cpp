@@ -7,6 +7,7 @@
 #include <iostream>
 #include <string>
 
+#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include "config/config.h"
@@ -43,6 +44,8 @@ int main(int argc, char** argv) {
     }
   }
   if (config_path.empty()) return usage();
+  // Logs go to stderr, unbuffered, so they interleave correctly with a supervisor's.
+  spdlog::set_default_logger(spdlog::stderr_color_mt("nfsgw"));
   spdlog::set_level(spdlog::level::from_str(level));
   spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%l%$ %v");
 

@@ -39,15 +39,18 @@ clients = ["127.0.0.0/8"]
 CONF
 
 cleanup() {
-  [ -n "${gw:-}" ] && kill "$gw" 2>/dev/null && wait "$gw" 2>/dev/null
-  scripts/origin-ganesha.sh stop "$work/ganesha"
+  if [ -n "${gw:-}" ]; then kill "$gw" 2>/dev/null || true; wait "$gw" 2>/dev/null || true; fi
+  scripts/origin-ganesha.sh stop "$work/ganesha" || true
 }
 trap cleanup EXIT INT TERM
 
 build/nfsgw --config "$work/nfsgw.toml" &
 gw=$!
-for _ in $(seq 50); do
-  rpcinfo -t 127.0.0.1 -n "$PORT" 100003 3 >/dev/null 2>&1 && break
+# Wait until nfsgw itself accepts connections (rpcinfo -n can be answered through
+# rpcbind by another server, so it proves nothing here).
+for _ in $(seq 100); do
+  kill -0 "$gw" 2>/dev/null || { echo "nfsgw exited; see its log above" >&2; exit 1; }
+  (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && break
   sleep 0.1
 done
 
