@@ -119,45 +119,45 @@ void HandleTranslator::outward(const Scope& scope, nfs3::PostOpFh& fh) {
 template <typename Res, typename Args>
 Awaitable<Res> HandleTranslator::forward(
     const CallContext& ctx, Args args, FileHandle Args::*handle,
-    Awaitable<Res> (Nfs3Program::*method)(const CallContext&, const Args&)) {
+    Awaitable<Res> (Nfs3Program::*method)(const CallContext&, Args)) {
   Scope scope;
   if (const Status s = co_await enter(ctx, args.*handle, scope); s != Status::Ok)
     co_return failure<Res>(s);
-  co_return co_await (scope.route->e.downstream->*method)(scope.ctx, args);
+  co_return co_await (scope.route->e.downstream->*method)(scope.ctx, std::move(args));
 }
 
 Awaitable<void> HandleTranslator::null(const CallContext&) { co_return; }
 
 Awaitable<nfs3::GetattrRes> HandleTranslator::getattr(const CallContext& ctx,
-                                                      const nfs3::GetattrArgs& a) {
-  return forward(ctx, a, &nfs3::GetattrArgs::object, &Nfs3Program::getattr);
+                                                      nfs3::GetattrArgs a) {
+  return forward(ctx, std::move(a), &nfs3::GetattrArgs::object, &Nfs3Program::getattr);
 }
 
 Awaitable<nfs3::SetattrRes> HandleTranslator::setattr(const CallContext& ctx,
-                                                      const nfs3::SetattrArgs& a) {
-  return forward(ctx, a, &nfs3::SetattrArgs::object, &Nfs3Program::setattr);
+                                                      nfs3::SetattrArgs a) {
+  return forward(ctx, std::move(a), &nfs3::SetattrArgs::object, &Nfs3Program::setattr);
 }
 
 Awaitable<nfs3::LookupRes> HandleTranslator::lookup(const CallContext& ctx,
-                                                    const nfs3::LookupArgs& a) {
-  nfs3::LookupArgs args = a;
+                                                    nfs3::LookupArgs a) {
+  nfs3::LookupArgs args = std::move(a);
   Scope scope;
   if (const Status s = co_await enter(ctx, args.what.dir, scope); s != Status::Ok)
     co_return failure<nfs3::LookupRes>(s);
   // Clients may not climb out of an export: ".." of its root is the root itself.
   if (scope.at_root && args.what.name == "..") args.what.name = ".";
-  nfs3::LookupRes res = co_await scope.route->e.downstream->lookup(scope.ctx, args);
+  nfs3::LookupRes res = co_await scope.route->e.downstream->lookup(scope.ctx, std::move(args));
   if (res.status == Status::Ok) res.object = outward(scope, res.object);
   co_return res;
 }
 
 Awaitable<nfs3::AccessRes> HandleTranslator::access(const CallContext& ctx,
-                                                    const nfs3::AccessArgs& a) {
-  nfs3::AccessArgs args = a;
+                                                    nfs3::AccessArgs a) {
+  nfs3::AccessArgs args = std::move(a);
   Scope scope;
   if (const Status s = co_await enter(ctx, args.object, scope); s != Status::Ok)
     co_return failure<nfs3::AccessRes>(s);
-  nfs3::AccessRes res = co_await scope.route->e.downstream->access(scope.ctx, args);
+  nfs3::AccessRes res = co_await scope.route->e.downstream->access(scope.ctx, std::move(args));
   // On a read-only export nothing may be changed, whatever the origin allows.
   if (scope.route->e.config->access == config::Access::ReadOnly)
     res.access &= ~(nfs3::access::Modify | nfs3::access::Extend | nfs3::access::Delete);
@@ -165,27 +165,27 @@ Awaitable<nfs3::AccessRes> HandleTranslator::access(const CallContext& ctx,
 }
 
 Awaitable<nfs3::ReadlinkRes> HandleTranslator::readlink(const CallContext& ctx,
-                                                        const nfs3::ReadlinkArgs& a) {
-  return forward(ctx, a, &nfs3::ReadlinkArgs::symlink, &Nfs3Program::readlink);
+                                                        nfs3::ReadlinkArgs a) {
+  return forward(ctx, std::move(a), &nfs3::ReadlinkArgs::symlink, &Nfs3Program::readlink);
 }
 
-Awaitable<nfs3::ReadRes> HandleTranslator::read(const CallContext& ctx, const nfs3::ReadArgs& a) {
-  return forward(ctx, a, &nfs3::ReadArgs::file, &Nfs3Program::read);
+Awaitable<nfs3::ReadRes> HandleTranslator::read(const CallContext& ctx, nfs3::ReadArgs a) {
+  return forward(ctx, std::move(a), &nfs3::ReadArgs::file, &Nfs3Program::read);
 }
 
 Awaitable<nfs3::WriteRes> HandleTranslator::write(const CallContext& ctx,
-                                                  const nfs3::WriteArgs& a) {
-  return forward(ctx, a, &nfs3::WriteArgs::file, &Nfs3Program::write);
+                                                  nfs3::WriteArgs a) {
+  return forward(ctx, std::move(a), &nfs3::WriteArgs::file, &Nfs3Program::write);
 }
 
 template <typename Args>
 Awaitable<nfs3::CreateRes> HandleTranslator::make_object(
     const CallContext& ctx, Args args,
-    Awaitable<nfs3::CreateRes> (Nfs3Program::*method)(const CallContext&, const Args&)) {
+    Awaitable<nfs3::CreateRes> (Nfs3Program::*method)(const CallContext&, Args)) {
   Scope scope;
   if (const Status s = co_await enter(ctx, args.where.dir, scope); s != Status::Ok)
     co_return failure<nfs3::CreateRes>(s);
-  nfs3::CreateRes res = co_await (scope.route->e.downstream->*method)(scope.ctx, args);
+  nfs3::CreateRes res = co_await (scope.route->e.downstream->*method)(scope.ctx, std::move(args));
   outward(scope, res.obj);
   co_return res;
 }
@@ -193,74 +193,74 @@ Awaitable<nfs3::CreateRes> HandleTranslator::make_object(
 template <typename Args>
 Awaitable<nfs3::RemoveRes> HandleTranslator::unlink_name(
     const CallContext& ctx, Args args,
-    Awaitable<nfs3::RemoveRes> (Nfs3Program::*method)(const CallContext&, const Args&)) {
+    Awaitable<nfs3::RemoveRes> (Nfs3Program::*method)(const CallContext&, Args)) {
   Scope scope;
   if (const Status s = co_await enter(ctx, args.object.dir, scope); s != Status::Ok)
     co_return failure<nfs3::RemoveRes>(s);
-  co_return co_await (scope.route->e.downstream->*method)(scope.ctx, args);
+  co_return co_await (scope.route->e.downstream->*method)(scope.ctx, std::move(args));
 }
 
 Awaitable<nfs3::CreateRes> HandleTranslator::create(const CallContext& ctx,
-                                                    const nfs3::CreateArgs& a) {
-  return make_object(ctx, a, &Nfs3Program::create);
+                                                    nfs3::CreateArgs a) {
+  return make_object(ctx, std::move(a), &Nfs3Program::create);
 }
 
 Awaitable<nfs3::MkdirRes> HandleTranslator::mkdir(const CallContext& ctx,
-                                                  const nfs3::MkdirArgs& a) {
-  return make_object(ctx, a, &Nfs3Program::mkdir);
+                                                  nfs3::MkdirArgs a) {
+  return make_object(ctx, std::move(a), &Nfs3Program::mkdir);
 }
 
 Awaitable<nfs3::SymlinkRes> HandleTranslator::symlink(const CallContext& ctx,
-                                                      const nfs3::SymlinkArgs& a) {
-  return make_object(ctx, a, &Nfs3Program::symlink);
+                                                      nfs3::SymlinkArgs a) {
+  return make_object(ctx, std::move(a), &Nfs3Program::symlink);
 }
 
 Awaitable<nfs3::MknodRes> HandleTranslator::mknod(const CallContext& ctx,
-                                                  const nfs3::MknodArgs& a) {
-  return make_object(ctx, a, &Nfs3Program::mknod);
+                                                  nfs3::MknodArgs a) {
+  return make_object(ctx, std::move(a), &Nfs3Program::mknod);
 }
 
 Awaitable<nfs3::RemoveRes> HandleTranslator::remove(const CallContext& ctx,
-                                                    const nfs3::RemoveArgs& a) {
-  return unlink_name(ctx, a, &Nfs3Program::remove);
+                                                    nfs3::RemoveArgs a) {
+  return unlink_name(ctx, std::move(a), &Nfs3Program::remove);
 }
 
 Awaitable<nfs3::RmdirRes> HandleTranslator::rmdir(const CallContext& ctx,
-                                                  const nfs3::RmdirArgs& a) {
-  return unlink_name(ctx, a, &Nfs3Program::rmdir);
+                                                  nfs3::RmdirArgs a) {
+  return unlink_name(ctx, std::move(a), &Nfs3Program::rmdir);
 }
 
 Awaitable<nfs3::RenameRes> HandleTranslator::rename(const CallContext& ctx,
-                                                    const nfs3::RenameArgs& a) {
-  nfs3::RenameArgs args = a;
+                                                    nfs3::RenameArgs a) {
+  nfs3::RenameArgs args = std::move(a);
   Scope scope;
   Status s = co_await enter(ctx, args.from.dir, scope);
   if (s == Status::Ok) s = co_await enter_also(scope, args.to.dir);
   if (s != Status::Ok) co_return failure<nfs3::RenameRes>(s);
-  co_return co_await scope.route->e.downstream->rename(scope.ctx, args);
+  co_return co_await scope.route->e.downstream->rename(scope.ctx, std::move(args));
 }
 
-Awaitable<nfs3::LinkRes> HandleTranslator::link(const CallContext& ctx, const nfs3::LinkArgs& a) {
-  nfs3::LinkArgs args = a;
+Awaitable<nfs3::LinkRes> HandleTranslator::link(const CallContext& ctx, nfs3::LinkArgs a) {
+  nfs3::LinkArgs args = std::move(a);
   Scope scope;
   Status s = co_await enter(ctx, args.file, scope);
   if (s == Status::Ok) s = co_await enter_also(scope, args.link.dir);
   if (s != Status::Ok) co_return failure<nfs3::LinkRes>(s);
-  co_return co_await scope.route->e.downstream->link(scope.ctx, args);
+  co_return co_await scope.route->e.downstream->link(scope.ctx, std::move(args));
 }
 
 Awaitable<nfs3::ReaddirRes> HandleTranslator::readdir(const CallContext& ctx,
-                                                      const nfs3::ReaddirArgs& a) {
-  return forward(ctx, a, &nfs3::ReaddirArgs::dir, &Nfs3Program::readdir);
+                                                      nfs3::ReaddirArgs a) {
+  return forward(ctx, std::move(a), &nfs3::ReaddirArgs::dir, &Nfs3Program::readdir);
 }
 
 Awaitable<nfs3::ReaddirplusRes> HandleTranslator::readdirplus(const CallContext& ctx,
-                                                              const nfs3::ReaddirplusArgs& a) {
-  nfs3::ReaddirplusArgs args = a;
+                                                              nfs3::ReaddirplusArgs a) {
+  nfs3::ReaddirplusArgs args = std::move(a);
   Scope scope;
   if (const Status s = co_await enter(ctx, args.dir, scope); s != Status::Ok)
     co_return failure<nfs3::ReaddirplusRes>(s);
-  nfs3::ReaddirplusRes res = co_await scope.route->e.downstream->readdirplus(scope.ctx, args);
+  nfs3::ReaddirplusRes res = co_await scope.route->e.downstream->readdirplus(scope.ctx, std::move(args));
   if (res.status != Status::Ok) co_return res;
   for (auto& entry : res.entries) {
     if (scope.at_root && entry.name == ".." && entry.name_handle) {
@@ -275,23 +275,23 @@ Awaitable<nfs3::ReaddirplusRes> HandleTranslator::readdirplus(const CallContext&
 }
 
 Awaitable<nfs3::FsstatRes> HandleTranslator::fsstat(const CallContext& ctx,
-                                                    const nfs3::FsstatArgs& a) {
-  return forward(ctx, a, &nfs3::FsstatArgs::fsroot, &Nfs3Program::fsstat);
+                                                    nfs3::FsstatArgs a) {
+  return forward(ctx, std::move(a), &nfs3::FsstatArgs::fsroot, &Nfs3Program::fsstat);
 }
 
 Awaitable<nfs3::FsinfoRes> HandleTranslator::fsinfo(const CallContext& ctx,
-                                                    const nfs3::FsinfoArgs& a) {
-  return forward(ctx, a, &nfs3::FsinfoArgs::fsroot, &Nfs3Program::fsinfo);
+                                                    nfs3::FsinfoArgs a) {
+  return forward(ctx, std::move(a), &nfs3::FsinfoArgs::fsroot, &Nfs3Program::fsinfo);
 }
 
 Awaitable<nfs3::PathconfRes> HandleTranslator::pathconf(const CallContext& ctx,
-                                                        const nfs3::PathconfArgs& a) {
-  return forward(ctx, a, &nfs3::PathconfArgs::object, &Nfs3Program::pathconf);
+                                                        nfs3::PathconfArgs a) {
+  return forward(ctx, std::move(a), &nfs3::PathconfArgs::object, &Nfs3Program::pathconf);
 }
 
 Awaitable<nfs3::CommitRes> HandleTranslator::commit(const CallContext& ctx,
-                                                    const nfs3::CommitArgs& a) {
-  return forward(ctx, a, &nfs3::CommitArgs::file, &Nfs3Program::commit);
+                                                    nfs3::CommitArgs a) {
+  return forward(ctx, std::move(a), &nfs3::CommitArgs::file, &Nfs3Program::commit);
 }
 
 }  // namespace nfsgw

@@ -35,28 +35,28 @@ class HandleTranslator final : public Nfs3Program {
   ~HandleTranslator() override;
 
   Awaitable<void> null(const CallContext& ctx) override;
-  Awaitable<nfs3::GetattrRes> getattr(const CallContext&, const nfs3::GetattrArgs&) override;
-  Awaitable<nfs3::SetattrRes> setattr(const CallContext&, const nfs3::SetattrArgs&) override;
-  Awaitable<nfs3::LookupRes> lookup(const CallContext&, const nfs3::LookupArgs&) override;
-  Awaitable<nfs3::AccessRes> access(const CallContext&, const nfs3::AccessArgs&) override;
-  Awaitable<nfs3::ReadlinkRes> readlink(const CallContext&, const nfs3::ReadlinkArgs&) override;
-  Awaitable<nfs3::ReadRes> read(const CallContext&, const nfs3::ReadArgs&) override;
-  Awaitable<nfs3::WriteRes> write(const CallContext&, const nfs3::WriteArgs&) override;
-  Awaitable<nfs3::CreateRes> create(const CallContext&, const nfs3::CreateArgs&) override;
-  Awaitable<nfs3::MkdirRes> mkdir(const CallContext&, const nfs3::MkdirArgs&) override;
-  Awaitable<nfs3::SymlinkRes> symlink(const CallContext&, const nfs3::SymlinkArgs&) override;
-  Awaitable<nfs3::MknodRes> mknod(const CallContext&, const nfs3::MknodArgs&) override;
-  Awaitable<nfs3::RemoveRes> remove(const CallContext&, const nfs3::RemoveArgs&) override;
-  Awaitable<nfs3::RmdirRes> rmdir(const CallContext&, const nfs3::RmdirArgs&) override;
-  Awaitable<nfs3::RenameRes> rename(const CallContext&, const nfs3::RenameArgs&) override;
-  Awaitable<nfs3::LinkRes> link(const CallContext&, const nfs3::LinkArgs&) override;
-  Awaitable<nfs3::ReaddirRes> readdir(const CallContext&, const nfs3::ReaddirArgs&) override;
+  Awaitable<nfs3::GetattrRes> getattr(const CallContext&, nfs3::GetattrArgs) override;
+  Awaitable<nfs3::SetattrRes> setattr(const CallContext&, nfs3::SetattrArgs) override;
+  Awaitable<nfs3::LookupRes> lookup(const CallContext&, nfs3::LookupArgs) override;
+  Awaitable<nfs3::AccessRes> access(const CallContext&, nfs3::AccessArgs) override;
+  Awaitable<nfs3::ReadlinkRes> readlink(const CallContext&, nfs3::ReadlinkArgs) override;
+  Awaitable<nfs3::ReadRes> read(const CallContext&, nfs3::ReadArgs) override;
+  Awaitable<nfs3::WriteRes> write(const CallContext&, nfs3::WriteArgs) override;
+  Awaitable<nfs3::CreateRes> create(const CallContext&, nfs3::CreateArgs) override;
+  Awaitable<nfs3::MkdirRes> mkdir(const CallContext&, nfs3::MkdirArgs) override;
+  Awaitable<nfs3::SymlinkRes> symlink(const CallContext&, nfs3::SymlinkArgs) override;
+  Awaitable<nfs3::MknodRes> mknod(const CallContext&, nfs3::MknodArgs) override;
+  Awaitable<nfs3::RemoveRes> remove(const CallContext&, nfs3::RemoveArgs) override;
+  Awaitable<nfs3::RmdirRes> rmdir(const CallContext&, nfs3::RmdirArgs) override;
+  Awaitable<nfs3::RenameRes> rename(const CallContext&, nfs3::RenameArgs) override;
+  Awaitable<nfs3::LinkRes> link(const CallContext&, nfs3::LinkArgs) override;
+  Awaitable<nfs3::ReaddirRes> readdir(const CallContext&, nfs3::ReaddirArgs) override;
   Awaitable<nfs3::ReaddirplusRes> readdirplus(const CallContext&,
-                                              const nfs3::ReaddirplusArgs&) override;
-  Awaitable<nfs3::FsstatRes> fsstat(const CallContext&, const nfs3::FsstatArgs&) override;
-  Awaitable<nfs3::FsinfoRes> fsinfo(const CallContext&, const nfs3::FsinfoArgs&) override;
-  Awaitable<nfs3::PathconfRes> pathconf(const CallContext&, const nfs3::PathconfArgs&) override;
-  Awaitable<nfs3::CommitRes> commit(const CallContext&, const nfs3::CommitArgs&) override;
+                                              nfs3::ReaddirplusArgs) override;
+  Awaitable<nfs3::FsstatRes> fsstat(const CallContext&, nfs3::FsstatArgs) override;
+  Awaitable<nfs3::FsinfoRes> fsinfo(const CallContext&, nfs3::FsinfoArgs) override;
+  Awaitable<nfs3::PathconfRes> pathconf(const CallContext&, nfs3::PathconfArgs) override;
+  Awaitable<nfs3::CommitRes> commit(const CallContext&, nfs3::CommitArgs) override;
 
  private:
   struct Route;
@@ -85,19 +85,18 @@ class HandleTranslator final : public Nfs3Program {
   /// The common case: one handle, forwarded as it is.
   template <typename Res, typename Args>
   Awaitable<Res> forward(const CallContext& ctx, Args args, nfs3::FileHandle Args::*handle,
-                         Awaitable<Res> (Nfs3Program::*method)(const CallContext&,
-                                                               const Args&));
+                         Awaitable<Res> (Nfs3Program::*method)(const CallContext&, Args));
 
   /// CREATE, MKDIR, SYMLINK, MKNOD: a directory handle in, a new object's handle out.
   template <typename Args>
   Awaitable<nfs3::CreateRes> make_object(
       const CallContext& ctx, Args args,
-      Awaitable<nfs3::CreateRes> (Nfs3Program::*method)(const CallContext&, const Args&));
+      Awaitable<nfs3::CreateRes> (Nfs3Program::*method)(const CallContext&, Args));
   /// REMOVE, RMDIR: a directory handle and a name.
   template <typename Args>
   Awaitable<nfs3::RemoveRes> unlink_name(
       const CallContext& ctx, Args args,
-      Awaitable<nfs3::RemoveRes> (Nfs3Program::*method)(const CallContext&, const Args&));
+      Awaitable<nfs3::RemoveRes> (Nfs3Program::*method)(const CallContext&, Args));
 
   cache::HandleCodec& codec_;
   std::unordered_map<std::uint32_t, std::unique_ptr<Route>> routes_;

@@ -91,7 +91,7 @@ Awaitable<mount3::MntRes> MountProgram::mnt(const CallContext& ctx, const mount3
     nfs3::LookupArgs la;
     la.what.dir = fh;
     la.what.name = name;
-    const nfs3::LookupRes lr = co_await nfs_.lookup(lookup_ctx, la);
+    const nfs3::LookupRes lr = co_await nfs_.lookup(lookup_ctx, std::move(la));
     if (lr.status != nfs3::Status::Ok) {
       spdlog::info("MNT {} from {}: {} at '{}'", args.dirpath, client,
                    nfs3::status_name(lr.status), name);

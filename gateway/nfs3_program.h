@@ -7,9 +7,9 @@
 // of them can be switched off. Handlers return typed results, never bytes; an
 // origin or gateway failure is a Status in the result, never an exception.
 //
-// Lifetime: a call's coroutine keeps references to `ctx` and `args` until it
-// completes, so callers co_await it at once (never build the awaitable from
-// temporaries and await it later).
+// Arguments are taken by value: each layer owns its copy and moves it on, so a
+// WRITE's payload is not copied between layers. `ctx` is a reference the
+// coroutine keeps until it completes, so callers co_await the call at once.
 #pragma once
 
 #include "gateway/awaitable.h"
@@ -23,27 +23,27 @@ class Nfs3Program {
   virtual ~Nfs3Program() = default;
 
   virtual Awaitable<void> null(const CallContext& ctx) = 0;
-  virtual Awaitable<nfs3::GetattrRes> getattr(const CallContext& ctx, const nfs3::GetattrArgs& args) = 0;
-  virtual Awaitable<nfs3::SetattrRes> setattr(const CallContext& ctx, const nfs3::SetattrArgs& args) = 0;
-  virtual Awaitable<nfs3::LookupRes> lookup(const CallContext& ctx, const nfs3::LookupArgs& args) = 0;
-  virtual Awaitable<nfs3::AccessRes> access(const CallContext& ctx, const nfs3::AccessArgs& args) = 0;
-  virtual Awaitable<nfs3::ReadlinkRes> readlink(const CallContext& ctx, const nfs3::ReadlinkArgs& args) = 0;
-  virtual Awaitable<nfs3::ReadRes> read(const CallContext& ctx, const nfs3::ReadArgs& args) = 0;
-  virtual Awaitable<nfs3::WriteRes> write(const CallContext& ctx, const nfs3::WriteArgs& args) = 0;
-  virtual Awaitable<nfs3::CreateRes> create(const CallContext& ctx, const nfs3::CreateArgs& args) = 0;
-  virtual Awaitable<nfs3::MkdirRes> mkdir(const CallContext& ctx, const nfs3::MkdirArgs& args) = 0;
-  virtual Awaitable<nfs3::SymlinkRes> symlink(const CallContext& ctx, const nfs3::SymlinkArgs& args) = 0;
-  virtual Awaitable<nfs3::MknodRes> mknod(const CallContext& ctx, const nfs3::MknodArgs& args) = 0;
-  virtual Awaitable<nfs3::RemoveRes> remove(const CallContext& ctx, const nfs3::RemoveArgs& args) = 0;
-  virtual Awaitable<nfs3::RmdirRes> rmdir(const CallContext& ctx, const nfs3::RmdirArgs& args) = 0;
-  virtual Awaitable<nfs3::RenameRes> rename(const CallContext& ctx, const nfs3::RenameArgs& args) = 0;
-  virtual Awaitable<nfs3::LinkRes> link(const CallContext& ctx, const nfs3::LinkArgs& args) = 0;
-  virtual Awaitable<nfs3::ReaddirRes> readdir(const CallContext& ctx, const nfs3::ReaddirArgs& args) = 0;
-  virtual Awaitable<nfs3::ReaddirplusRes> readdirplus(const CallContext& ctx, const nfs3::ReaddirplusArgs& args) = 0;
-  virtual Awaitable<nfs3::FsstatRes> fsstat(const CallContext& ctx, const nfs3::FsstatArgs& args) = 0;
-  virtual Awaitable<nfs3::FsinfoRes> fsinfo(const CallContext& ctx, const nfs3::FsinfoArgs& args) = 0;
-  virtual Awaitable<nfs3::PathconfRes> pathconf(const CallContext& ctx, const nfs3::PathconfArgs& args) = 0;
-  virtual Awaitable<nfs3::CommitRes> commit(const CallContext& ctx, const nfs3::CommitArgs& args) = 0;
+  virtual Awaitable<nfs3::GetattrRes> getattr(const CallContext& ctx, nfs3::GetattrArgs args) = 0;
+  virtual Awaitable<nfs3::SetattrRes> setattr(const CallContext& ctx, nfs3::SetattrArgs args) = 0;
+  virtual Awaitable<nfs3::LookupRes> lookup(const CallContext& ctx, nfs3::LookupArgs args) = 0;
+  virtual Awaitable<nfs3::AccessRes> access(const CallContext& ctx, nfs3::AccessArgs args) = 0;
+  virtual Awaitable<nfs3::ReadlinkRes> readlink(const CallContext& ctx, nfs3::ReadlinkArgs args) = 0;
+  virtual Awaitable<nfs3::ReadRes> read(const CallContext& ctx, nfs3::ReadArgs args) = 0;
+  virtual Awaitable<nfs3::WriteRes> write(const CallContext& ctx, nfs3::WriteArgs args) = 0;
+  virtual Awaitable<nfs3::CreateRes> create(const CallContext& ctx, nfs3::CreateArgs args) = 0;
+  virtual Awaitable<nfs3::MkdirRes> mkdir(const CallContext& ctx, nfs3::MkdirArgs args) = 0;
+  virtual Awaitable<nfs3::SymlinkRes> symlink(const CallContext& ctx, nfs3::SymlinkArgs args) = 0;
+  virtual Awaitable<nfs3::MknodRes> mknod(const CallContext& ctx, nfs3::MknodArgs args) = 0;
+  virtual Awaitable<nfs3::RemoveRes> remove(const CallContext& ctx, nfs3::RemoveArgs args) = 0;
+  virtual Awaitable<nfs3::RmdirRes> rmdir(const CallContext& ctx, nfs3::RmdirArgs args) = 0;
+  virtual Awaitable<nfs3::RenameRes> rename(const CallContext& ctx, nfs3::RenameArgs args) = 0;
+  virtual Awaitable<nfs3::LinkRes> link(const CallContext& ctx, nfs3::LinkArgs args) = 0;
+  virtual Awaitable<nfs3::ReaddirRes> readdir(const CallContext& ctx, nfs3::ReaddirArgs args) = 0;
+  virtual Awaitable<nfs3::ReaddirplusRes> readdirplus(const CallContext& ctx, nfs3::ReaddirplusArgs args) = 0;
+  virtual Awaitable<nfs3::FsstatRes> fsstat(const CallContext& ctx, nfs3::FsstatArgs args) = 0;
+  virtual Awaitable<nfs3::FsinfoRes> fsinfo(const CallContext& ctx, nfs3::FsinfoArgs args) = 0;
+  virtual Awaitable<nfs3::PathconfRes> pathconf(const CallContext& ctx, nfs3::PathconfArgs args) = 0;
+  virtual Awaitable<nfs3::CommitRes> commit(const CallContext& ctx, nfs3::CommitArgs args) = 0;
 };
 
 }  // namespace nfsgw

@@ -10,7 +10,7 @@ using nfs3::Proc;
 /// The handler for one procedure: decode, call the program, encode.
 template <typename Args, typename Res>
 Handler typed(Nfs3Program& program,
-              Awaitable<Res> (Nfs3Program::*method)(const CallContext&, const Args&)) {
+              Awaitable<Res> (Nfs3Program::*method)(const CallContext&, Args)) {
   return [&program, method](const CallContext& ctx, xdr::Reader& in,
                             xdr::Writer& out) -> Awaitable<Outcome> {
     Args args;
@@ -19,7 +19,7 @@ Handler typed(Nfs3Program& program,
     } catch (const xdr::DecodeError&) {
       co_return Outcome::GarbageArgs;
     }
-    Res res = co_await (program.*method)(ctx, args);
+    Res res = co_await (program.*method)(ctx, std::move(args));
     nfs3::encode(out, res);
     co_return Outcome::Success;
   };

@@ -90,14 +90,14 @@ Awaitable<void> Forwarder::null(const CallContext& ctx) {
       [](void*, NullRes&) {});
 }
 
-Awaitable<nfs3::GetattrRes> Forwarder::getattr(const CallContext& ctx, const nfs3::GetattrArgs& args) {
+Awaitable<nfs3::GetattrRes> Forwarder::getattr(const CallContext& ctx, nfs3::GetattrArgs args) {
   ::GETATTR3args a;
   convert::to_libnfs(args, a);
   co_return co_await forward<nfs3::GetattrRes, ::GETATTR3res>(
       *pool_, {true, "GETATTR", &ctx.cred}, &a, &rpc_nfs3_getattr_async);
 }
 
-Awaitable<nfs3::SetattrRes> Forwarder::setattr(const CallContext& ctx, const nfs3::SetattrArgs& args) {
+Awaitable<nfs3::SetattrRes> Forwarder::setattr(const CallContext& ctx, nfs3::SetattrArgs args) {
   ::SETATTR3args a;
   convert::to_libnfs(args, a);
   // Unguarded SETATTR sets absolute values: doing it twice is harmless. A guarded
@@ -106,7 +106,7 @@ Awaitable<nfs3::SetattrRes> Forwarder::setattr(const CallContext& ctx, const nfs
       *pool_, {!args.guard.has_value(), "SETATTR", &ctx.cred}, &a, &rpc_nfs3_setattr_async);
 }
 
-Awaitable<nfs3::LookupRes> Forwarder::lookup(const CallContext& ctx, const nfs3::LookupArgs& args) {
+Awaitable<nfs3::LookupRes> Forwarder::lookup(const CallContext& ctx, nfs3::LookupArgs args) {
   if (!c_string_safe(args.what.name)) co_return refused<nfs3::LookupRes>(nfs3::Status::Inval);
   ::LOOKUP3args a;
   convert::to_libnfs(args, a);
@@ -114,28 +114,28 @@ Awaitable<nfs3::LookupRes> Forwarder::lookup(const CallContext& ctx, const nfs3:
       *pool_, {true, "LOOKUP", &ctx.cred}, &a, &rpc_nfs3_lookup_async);
 }
 
-Awaitable<nfs3::AccessRes> Forwarder::access(const CallContext& ctx, const nfs3::AccessArgs& args) {
+Awaitable<nfs3::AccessRes> Forwarder::access(const CallContext& ctx, nfs3::AccessArgs args) {
   ::ACCESS3args a;
   convert::to_libnfs(args, a);
   co_return co_await forward<nfs3::AccessRes, ::ACCESS3res>(
       *pool_, {true, "ACCESS", &ctx.cred}, &a, &rpc_nfs3_access_async);
 }
 
-Awaitable<nfs3::ReadlinkRes> Forwarder::readlink(const CallContext& ctx, const nfs3::ReadlinkArgs& args) {
+Awaitable<nfs3::ReadlinkRes> Forwarder::readlink(const CallContext& ctx, nfs3::ReadlinkArgs args) {
   ::READLINK3args a;
   convert::to_libnfs(args, a);
   co_return co_await forward<nfs3::ReadlinkRes, ::READLINK3res>(
       *pool_, {true, "READLINK", &ctx.cred}, &a, &rpc_nfs3_readlink_async);
 }
 
-Awaitable<nfs3::ReadRes> Forwarder::read(const CallContext& ctx, const nfs3::ReadArgs& args) {
+Awaitable<nfs3::ReadRes> Forwarder::read(const CallContext& ctx, nfs3::ReadArgs args) {
   ::READ3args a;
   convert::to_libnfs(args, a);
   co_return co_await forward<nfs3::ReadRes, ::READ3res>(*pool_, {true, "READ", &ctx.cred}, &a,
                                                          &rpc_nfs3_read_async);
 }
 
-Awaitable<nfs3::WriteRes> Forwarder::write(const CallContext& ctx, const nfs3::WriteArgs& args) {
+Awaitable<nfs3::WriteRes> Forwarder::write(const CallContext& ctx, nfs3::WriteArgs args) {
   ::WRITE3args a;
   convert::to_libnfs(args, a);
   // Writing the same bytes at the same offset twice leaves the same file.
@@ -143,7 +143,7 @@ Awaitable<nfs3::WriteRes> Forwarder::write(const CallContext& ctx, const nfs3::W
                                                            &rpc_nfs3_write_async);
 }
 
-Awaitable<nfs3::CreateRes> Forwarder::create(const CallContext& ctx, const nfs3::CreateArgs& args) {
+Awaitable<nfs3::CreateRes> Forwarder::create(const CallContext& ctx, nfs3::CreateArgs args) {
   if (!c_string_safe(args.where.name)) co_return refused<nfs3::CreateRes>(nfs3::Status::Inval);
   ::CREATE3args a;
   convert::to_libnfs(args, a);
@@ -151,7 +151,7 @@ Awaitable<nfs3::CreateRes> Forwarder::create(const CallContext& ctx, const nfs3:
       *pool_, {false, "CREATE", &ctx.cred}, &a, &rpc_nfs3_create_async);
 }
 
-Awaitable<nfs3::MkdirRes> Forwarder::mkdir(const CallContext& ctx, const nfs3::MkdirArgs& args) {
+Awaitable<nfs3::MkdirRes> Forwarder::mkdir(const CallContext& ctx, nfs3::MkdirArgs args) {
   if (!c_string_safe(args.where.name)) co_return refused<nfs3::MkdirRes>(nfs3::Status::Inval);
   ::MKDIR3args a;
   convert::to_libnfs(args, a);
@@ -159,7 +159,7 @@ Awaitable<nfs3::MkdirRes> Forwarder::mkdir(const CallContext& ctx, const nfs3::M
                                                            &rpc_nfs3_mkdir_async);
 }
 
-Awaitable<nfs3::SymlinkRes> Forwarder::symlink(const CallContext& ctx, const nfs3::SymlinkArgs& args) {
+Awaitable<nfs3::SymlinkRes> Forwarder::symlink(const CallContext& ctx, nfs3::SymlinkArgs args) {
   if (!c_string_safe(args.where.name) || !c_string_safe(args.symlink_data)) {
     co_return refused<nfs3::SymlinkRes>(nfs3::Status::Inval);
   }
@@ -169,7 +169,7 @@ Awaitable<nfs3::SymlinkRes> Forwarder::symlink(const CallContext& ctx, const nfs
       *pool_, {false, "SYMLINK", &ctx.cred}, &a, &rpc_nfs3_symlink_async);
 }
 
-Awaitable<nfs3::MknodRes> Forwarder::mknod(const CallContext& ctx, const nfs3::MknodArgs& args) {
+Awaitable<nfs3::MknodRes> Forwarder::mknod(const CallContext& ctx, nfs3::MknodArgs args) {
   if (!c_string_safe(args.where.name)) co_return refused<nfs3::MknodRes>(nfs3::Status::Inval);
   ::MKNOD3args a;
   convert::to_libnfs(args, a);
@@ -177,7 +177,7 @@ Awaitable<nfs3::MknodRes> Forwarder::mknod(const CallContext& ctx, const nfs3::M
                                                            &rpc_nfs3_mknod_async);
 }
 
-Awaitable<nfs3::RemoveRes> Forwarder::remove(const CallContext& ctx, const nfs3::RemoveArgs& args) {
+Awaitable<nfs3::RemoveRes> Forwarder::remove(const CallContext& ctx, nfs3::RemoveArgs args) {
   if (!c_string_safe(args.object.name)) co_return refused<nfs3::RemoveRes>(nfs3::Status::Inval);
   ::REMOVE3args a;
   convert::to_libnfs(args, a);
@@ -185,7 +185,7 @@ Awaitable<nfs3::RemoveRes> Forwarder::remove(const CallContext& ctx, const nfs3:
       *pool_, {false, "REMOVE", &ctx.cred}, &a, &rpc_nfs3_remove_async);
 }
 
-Awaitable<nfs3::RmdirRes> Forwarder::rmdir(const CallContext& ctx, const nfs3::RmdirArgs& args) {
+Awaitable<nfs3::RmdirRes> Forwarder::rmdir(const CallContext& ctx, nfs3::RmdirArgs args) {
   if (!c_string_safe(args.object.name)) co_return refused<nfs3::RmdirRes>(nfs3::Status::Inval);
   ::RMDIR3args a;
   convert::to_libnfs(args, a);
@@ -193,7 +193,7 @@ Awaitable<nfs3::RmdirRes> Forwarder::rmdir(const CallContext& ctx, const nfs3::R
                                                            &rpc_nfs3_rmdir_async);
 }
 
-Awaitable<nfs3::RenameRes> Forwarder::rename(const CallContext& ctx, const nfs3::RenameArgs& args) {
+Awaitable<nfs3::RenameRes> Forwarder::rename(const CallContext& ctx, nfs3::RenameArgs args) {
   if (!c_string_safe(args.from.name) || !c_string_safe(args.to.name)) {
     co_return refused<nfs3::RenameRes>(nfs3::Status::Inval);
   }
@@ -203,7 +203,7 @@ Awaitable<nfs3::RenameRes> Forwarder::rename(const CallContext& ctx, const nfs3:
       *pool_, {false, "RENAME", &ctx.cred}, &a, &rpc_nfs3_rename_async);
 }
 
-Awaitable<nfs3::LinkRes> Forwarder::link(const CallContext& ctx, const nfs3::LinkArgs& args) {
+Awaitable<nfs3::LinkRes> Forwarder::link(const CallContext& ctx, nfs3::LinkArgs args) {
   if (!c_string_safe(args.link.name)) co_return refused<nfs3::LinkRes>(nfs3::Status::Inval);
   ::LINK3args a;
   convert::to_libnfs(args, a);
@@ -211,7 +211,7 @@ Awaitable<nfs3::LinkRes> Forwarder::link(const CallContext& ctx, const nfs3::Lin
                                                          &rpc_nfs3_link_async);
 }
 
-Awaitable<nfs3::ReaddirRes> Forwarder::readdir(const CallContext& ctx, const nfs3::ReaddirArgs& args) {
+Awaitable<nfs3::ReaddirRes> Forwarder::readdir(const CallContext& ctx, nfs3::ReaddirArgs args) {
   ::READDIR3args a;
   convert::to_libnfs(args, a);
   co_return co_await forward<nfs3::ReaddirRes, ::READDIR3res>(
@@ -219,35 +219,35 @@ Awaitable<nfs3::ReaddirRes> Forwarder::readdir(const CallContext& ctx, const nfs
 }
 
 Awaitable<nfs3::ReaddirplusRes> Forwarder::readdirplus(const CallContext& ctx,
-                                                       const nfs3::ReaddirplusArgs& args) {
+                                                       nfs3::ReaddirplusArgs args) {
   ::READDIRPLUS3args a;
   convert::to_libnfs(args, a);
   co_return co_await forward<nfs3::ReaddirplusRes, ::READDIRPLUS3res>(
       *pool_, {true, "READDIRPLUS", &ctx.cred}, &a, &rpc_nfs3_readdirplus_async);
 }
 
-Awaitable<nfs3::FsstatRes> Forwarder::fsstat(const CallContext& ctx, const nfs3::FsstatArgs& args) {
+Awaitable<nfs3::FsstatRes> Forwarder::fsstat(const CallContext& ctx, nfs3::FsstatArgs args) {
   ::FSSTAT3args a;
   convert::to_libnfs(args, a);
   co_return co_await forward<nfs3::FsstatRes, ::FSSTAT3res>(
       *pool_, {true, "FSSTAT", &ctx.cred}, &a, &rpc_nfs3_fsstat_async);
 }
 
-Awaitable<nfs3::FsinfoRes> Forwarder::fsinfo(const CallContext& ctx, const nfs3::FsinfoArgs& args) {
+Awaitable<nfs3::FsinfoRes> Forwarder::fsinfo(const CallContext& ctx, nfs3::FsinfoArgs args) {
   ::FSINFO3args a;
   convert::to_libnfs(args, a);
   co_return co_await forward<nfs3::FsinfoRes, ::FSINFO3res>(
       *pool_, {true, "FSINFO", &ctx.cred}, &a, &rpc_nfs3_fsinfo_async);
 }
 
-Awaitable<nfs3::PathconfRes> Forwarder::pathconf(const CallContext& ctx, const nfs3::PathconfArgs& args) {
+Awaitable<nfs3::PathconfRes> Forwarder::pathconf(const CallContext& ctx, nfs3::PathconfArgs args) {
   ::PATHCONF3args a;
   convert::to_libnfs(args, a);
   co_return co_await forward<nfs3::PathconfRes, ::PATHCONF3res>(
       *pool_, {true, "PATHCONF", &ctx.cred}, &a, &rpc_nfs3_pathconf_async);
 }
 
-Awaitable<nfs3::CommitRes> Forwarder::commit(const CallContext& ctx, const nfs3::CommitArgs& args) {
+Awaitable<nfs3::CommitRes> Forwarder::commit(const CallContext& ctx, nfs3::CommitArgs args) {
   ::COMMIT3args a;
   convert::to_libnfs(args, a);
   co_return co_await forward<nfs3::CommitRes, ::COMMIT3res>(

@@ -77,10 +77,10 @@ class ForwarderHarness {
   const nfs3::FileHandle& root() const { return root_; }
 
   /// Forwards one call and waits for it: `call(&Forwarder::getattr, ctx, args)`.
-  /// ctx and args are copied into the spawned coroutine: Nfs3Program coroutines
-  /// keep references to their parameters until they finish.
+  /// ctx and args are copied into the spawned coroutine: an Nfs3Program coroutine
+  /// keeps a reference to its ctx until it finishes.
   template <typename Res, typename Args>
-  Res call(Awaitable<Res> (Forwarder::*method)(const CallContext&, const Args&), CallContext ctx,
+  Res call(Awaitable<Res> (Forwarder::*method)(const CallContext&, Args), CallContext ctx,
            std::type_identity_t<Args> args) {
     return spawn(method, std::move(ctx), std::move(args)).get_after_wait();
   }
@@ -102,7 +102,7 @@ class ForwarderHarness {
   };
   /// Starts a call without waiting for it.
   template <typename Res, typename Args>
-  Pending<Res> spawn(Awaitable<Res> (Forwarder::*method)(const CallContext&, const Args&),
+  Pending<Res> spawn(Awaitable<Res> (Forwarder::*method)(const CallContext&, Args),
                      CallContext ctx, std::type_identity_t<Args> args) {
     return {boost::asio::co_spawn(
         io_,

@@ -48,7 +48,7 @@ class FakeNfs3Program : public Nfs3Program {
 #define NFSGW_FAKE_PROC(name, Args, Res)                                              \
   nfs3::Args name##_args{};                                                          \
   nfs3::Res name##_res{};                                                            \
-  Awaitable<nfs3::Res> name(const CallContext& ctx, const nfs3::Args& args) override { \
+  Awaitable<nfs3::Res> name(const CallContext& ctx, nfs3::Args args) override { \
     record(#name, ctx);                                                              \
     {                                                                                \
       std::lock_guard lock(mu_);                                                     \
@@ -86,7 +86,7 @@ class FakeNfs3Program : public Nfs3Program {
   nfs3::LookupArgs lookup_args{};
   std::vector<nfs3::LookupArgs> lookup_history;
   nfs3::LookupRes lookup_res{};
-  Awaitable<nfs3::LookupRes> lookup(const CallContext& ctx, const nfs3::LookupArgs& args) override {
+  Awaitable<nfs3::LookupRes> lookup(const CallContext& ctx, nfs3::LookupArgs args) override {
     record("lookup", ctx);
     {
       std::lock_guard lock(mu_);

@@ -31,7 +31,7 @@ using namespace std::chrono_literals;
 /// on the server's single I/O thread, so the gate and its timer need no strand.
 class GatedProgram : public FakeNfs3Program {
  public:
-  Awaitable<nfs3::GetattrRes> getattr(const CallContext& ctx, const nfs3::GetattrArgs&) override {
+  Awaitable<nfs3::GetattrRes> getattr(const CallContext& ctx, nfs3::GetattrArgs) override {
     record("getattr", ctx);
     auto timer = std::make_shared<asio::steady_timer>(co_await asio::this_coro::executor,
                                                       asio::steady_timer::time_point::max());
