@@ -4,8 +4,8 @@
 #   2. builds everything into build/ and runs the whole ctest suite (unit, integration
 #      against a real nfs-ganesha origin, wan-emu, nfsgw-bench, Linux kernel client
 #      under qemu),
-#   3. builds the unit tests and the hostile-input integration tests with ASan and
-#      UBSan into build-asan/ and runs them.
+#   3. builds nfsgw, the unit tests and the integration tests with ASan and UBSan
+#      into build-asan/ and runs them.
 # Every test starts what it needs (rpcbind, ganesha, nfsgw) on loopback ports.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,12 +32,12 @@ echo "== stage 2: sanitizers (ASan + UBSan)"
 export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DNFSGW_SANITIZE=ON >/dev/null
-# The unit-test binaries, and the integration test that throws hostile RPCs at nfsgw.
+# The unit-test binaries; then nfsgw itself, built with the sanitizers, under the
+# whole integration suite (real origin, real clients, hostile input).
 asan_targets=$(cmake --build build-asan --target help |
-  awk '/^\.\.\. nfsgw_(protocol|config|cache|gateway_unit|wanemu)_tests$/ {print $2}
-       /^\.\.\. nfsgw_integration_tests_malformed_rpc$/ {print $2}')
+  awk '/^\.\.\. nfsgw_(protocol|config|cache|gateway_unit|wanemu)_tests$/ {print $2}')
 # shellcheck disable=SC2086
-cmake --build build-asan -j"$(nproc)" --target nfsgw $asan_targets
+cmake --build build-asan -j"$(nproc)" --target nfsgw wan-emu nfsgw_integration_tests $asan_targets
 asan_pass=0; asan_fail=0
 for t in $asan_targets; do
   bin=$(find build-asan -type f -name "$t" -perm -u+x | head -1)
@@ -45,11 +45,17 @@ for t in $asan_targets; do
   echo "-- $bin"
   if (cd build-asan && "$root/$bin" --gtest_brief=1); then asan_pass=$((asan_pass + 1)); else asan_fail=$((asan_fail + 1)); fi
 done
-echo "sanitizer binaries: $asan_pass passed, $asan_fail failed"
+set +e
+(cd build-asan && ctest --output-on-failure --timeout 900 -j1 -L integration) 2>&1 | tee build-asan/ctest.log
+if [ "${PIPESTATUS[0]}" -eq 0 ]; then asan_pass=$((asan_pass + 1)); else asan_fail=$((asan_fail + 1)); fi
+set -e
+echo "sanitizer stage (unit binaries + the integration suite): $asan_pass passed, $asan_fail failed"
 asan_status=$([ "$asan_fail" -eq 0 ] && [ "$asan_pass" -gt 0 ] && echo 0 || echo 1)
 
 passed=$(sed -n 's/.* tests passed, \([0-9]*\) tests failed out of \([0-9]*\).*/\2 \1/p' build/ctest.log | awk '{print $1-$2}')
 failed=$(sed -n 's/.* tests passed, \([0-9]*\) tests failed out of \([0-9]*\).*/\1/p' build/ctest.log)
 echo "== done in $(( $(date +%s) - start )) s"
-echo "total: $(( ${passed:-0} + asan_pass )) passed, $(( ${failed:-1} + asan_fail )) failed"
+echo "ctest (all tests): ${passed:-0} passed, ${failed:-1} failed"
+echo "sanitizer stage (unit binaries and the integration suite): $asan_pass passed, $asan_fail failed"
+echo "totals: $(( ${passed:-0} + asan_pass )) passed, $(( ${failed:-1} + asan_fail )) failed"
 [ "$status" -eq 0 ] && [ "$asan_status" -eq 0 ]

@@ -207,9 +207,14 @@ RawReaddir RawNfsConnection::readdir_all(const Handle& dir, std::uint32_t count)
         if (res->status == NFS3_OK) {
           const auto& ok = res->READDIR3res_u.resok;
           std::memcpy(st->out.verf, ok.cookieverf, NFS3_COOKIEVERFSIZE);
-          for (entry3* e = ok.reply.entries; e; e = e->nextentry) {
-            st->out.entries.push_back({e->name, e->fileid});
-            st->out.last_cookie = e->cookie;
+          // libnfs 4.0 places list entries only 4-byte aligned: copy each one out
+          // before reading its 8-byte fields (UBSan flags the direct access).
+          for (const entry3* p = ok.reply.entries; p;) {
+            entry3 e;
+            std::memcpy(&e, static_cast<const void*>(p), sizeof e);
+            st->out.entries.push_back({e.name, e.fileid});
+            st->out.last_cookie = e.cookie;
+            p = e.nextentry;
           }
           st->out.eof = ok.reply.eof != 0;
         }
