@@ -49,7 +49,6 @@ set +e
 (cd build-asan && ctest --output-on-failure --timeout 900 -j1 -L integration) 2>&1 | tee build-asan/ctest.log
 if [ "${PIPESTATUS[0]}" -eq 0 ]; then asan_pass=$((asan_pass + 1)); else asan_fail=$((asan_fail + 1)); fi
 set -e
-echo "sanitizer stage (unit binaries + the integration suite): $asan_pass passed, $asan_fail failed"
 asan_status=$([ "$asan_fail" -eq 0 ] && [ "$asan_pass" -gt 0 ] && echo 0 || echo 1)
 
 passed=$(sed -n 's/.* tests passed, \([0-9]*\) tests failed out of \([0-9]*\).*/\2 \1/p' build/ctest.log | awk '{print $1-$2}')
