@@ -14,7 +14,7 @@ PKGS=(
   # the loopback origin and real clients used by the demo and the tests
   rpcbind nfs-ganesha nfs-ganesha-vfs libnfs-utils
   # the Linux kernel NFS client under qemu (tests/kernel)
-  qemu-system-x86 linux-image-cloud-amd64 busybox-static cpio kmod
+  qemu-system-x86 linux-image-cloud-amd64 busybox-static cpio kmod xz-utils zstd
   # misc tools used by scripts and tests
   procps psmisc coreutils
 )
