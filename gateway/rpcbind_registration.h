@@ -17,9 +17,6 @@ class RpcbindRegistration {
   RpcbindRegistration(const RpcbindRegistration&) = delete;
   RpcbindRegistration& operator=(const RpcbindRegistration&) = delete;
 
-  /// How many (program, version) pairs are registered by this object.
-  std::size_t registered() const { return done_.size(); }
-
  private:
   std::vector<std::pair<std::uint32_t, std::uint32_t>> done_;
 };

@@ -13,6 +13,8 @@ namespace nfsgw::rpc {
 namespace {
 
 constexpr std::size_t kRecordMark = 4;
+/// Room for the reply header and a result with post-op attributes and wcc data.
+constexpr std::size_t kTypicalReply = 512;
 
 /// Reads the xid of a record that at least claims to be a CALL.
 std::optional<std::uint32_t> call_xid(std::span<const std::uint8_t> record) {
@@ -67,6 +69,7 @@ void Dispatcher::add(ProgramVersion table) { tables_.push_back(std::move(table))
 Awaitable<std::vector<std::uint8_t>> Dispatcher::dispatch(std::span<const std::uint8_t> record,
                                                           const std::string& peer) const {
   std::vector<std::uint8_t> out(kRecordMark);
+  out.reserve(kTypicalReply);  // one allocation for all but READ/READDIR replies
   xdr::Writer w(out);
 
   const auto xid = call_xid(record);

@@ -39,28 +39,28 @@ ProgramVersion make_nfs3_table(Nfs3Program& p) {
         co_await p.null(ctx);
         co_return Outcome::Success;
       });
-  set(Proc::Getattr, "GETATTR", Idempotent | NeedsHandle, typed(p, &Nfs3Program::getattr));
-  set(Proc::Setattr, "SETATTR", Mutates | NeedsHandle, typed(p, &Nfs3Program::setattr));
-  set(Proc::Lookup, "LOOKUP", Idempotent | NeedsHandle, typed(p, &Nfs3Program::lookup));
-  set(Proc::Access, "ACCESS", Idempotent | NeedsHandle, typed(p, &Nfs3Program::access));
-  set(Proc::Readlink, "READLINK", Idempotent | NeedsHandle, typed(p, &Nfs3Program::readlink));
-  set(Proc::Read, "READ", Idempotent | NeedsHandle, typed(p, &Nfs3Program::read));
-  set(Proc::Write, "WRITE", Mutates | Idempotent | NeedsHandle, typed(p, &Nfs3Program::write));
-  set(Proc::Create, "CREATE", Mutates | NeedsHandle, typed(p, &Nfs3Program::create));
-  set(Proc::Mkdir, "MKDIR", Mutates | NeedsHandle, typed(p, &Nfs3Program::mkdir));
-  set(Proc::Symlink, "SYMLINK", Mutates | NeedsHandle, typed(p, &Nfs3Program::symlink));
-  set(Proc::Mknod, "MKNOD", Mutates | NeedsHandle, typed(p, &Nfs3Program::mknod));
-  set(Proc::Remove, "REMOVE", Mutates | NeedsHandle, typed(p, &Nfs3Program::remove));
-  set(Proc::Rmdir, "RMDIR", Mutates | NeedsHandle, typed(p, &Nfs3Program::rmdir));
-  set(Proc::Rename, "RENAME", Mutates | NeedsHandle, typed(p, &Nfs3Program::rename));
-  set(Proc::Link, "LINK", Mutates | NeedsHandle, typed(p, &Nfs3Program::link));
-  set(Proc::Readdir, "READDIR", Idempotent | NeedsHandle, typed(p, &Nfs3Program::readdir));
-  set(Proc::Readdirplus, "READDIRPLUS", Idempotent | NeedsHandle,
+  set(Proc::Getattr, "GETATTR", Idempotent, typed(p, &Nfs3Program::getattr));
+  set(Proc::Setattr, "SETATTR", Mutates, typed(p, &Nfs3Program::setattr));
+  set(Proc::Lookup, "LOOKUP", Idempotent, typed(p, &Nfs3Program::lookup));
+  set(Proc::Access, "ACCESS", Idempotent, typed(p, &Nfs3Program::access));
+  set(Proc::Readlink, "READLINK", Idempotent, typed(p, &Nfs3Program::readlink));
+  set(Proc::Read, "READ", Idempotent, typed(p, &Nfs3Program::read));
+  set(Proc::Write, "WRITE", Mutates | Idempotent, typed(p, &Nfs3Program::write));
+  set(Proc::Create, "CREATE", Mutates, typed(p, &Nfs3Program::create));
+  set(Proc::Mkdir, "MKDIR", Mutates, typed(p, &Nfs3Program::mkdir));
+  set(Proc::Symlink, "SYMLINK", Mutates, typed(p, &Nfs3Program::symlink));
+  set(Proc::Mknod, "MKNOD", Mutates, typed(p, &Nfs3Program::mknod));
+  set(Proc::Remove, "REMOVE", Mutates, typed(p, &Nfs3Program::remove));
+  set(Proc::Rmdir, "RMDIR", Mutates, typed(p, &Nfs3Program::rmdir));
+  set(Proc::Rename, "RENAME", Mutates, typed(p, &Nfs3Program::rename));
+  set(Proc::Link, "LINK", Mutates, typed(p, &Nfs3Program::link));
+  set(Proc::Readdir, "READDIR", Idempotent, typed(p, &Nfs3Program::readdir));
+  set(Proc::Readdirplus, "READDIRPLUS", Idempotent,
       typed(p, &Nfs3Program::readdirplus));
-  set(Proc::Fsstat, "FSSTAT", Idempotent | NeedsHandle, typed(p, &Nfs3Program::fsstat));
-  set(Proc::Fsinfo, "FSINFO", Idempotent | NeedsHandle, typed(p, &Nfs3Program::fsinfo));
-  set(Proc::Pathconf, "PATHCONF", Idempotent | NeedsHandle, typed(p, &Nfs3Program::pathconf));
-  set(Proc::Commit, "COMMIT", Mutates | Idempotent | NeedsHandle, typed(p, &Nfs3Program::commit));
+  set(Proc::Fsstat, "FSSTAT", Idempotent, typed(p, &Nfs3Program::fsstat));
+  set(Proc::Fsinfo, "FSINFO", Idempotent, typed(p, &Nfs3Program::fsinfo));
+  set(Proc::Pathconf, "PATHCONF", Idempotent, typed(p, &Nfs3Program::pathconf));
+  set(Proc::Commit, "COMMIT", Mutates | Idempotent, typed(p, &Nfs3Program::commit));
   return t;
 }
 

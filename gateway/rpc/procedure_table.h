@@ -26,7 +26,6 @@ enum class Outcome {
 namespace flags {
 constexpr std::uint32_t Mutates = 0x1;     // changes the file system (refused on "ro")
 constexpr std::uint32_t Idempotent = 0x2;  // safe to repeat (retried upstream)
-constexpr std::uint32_t NeedsHandle = 0x4; // carries a file handle to verify
 }  // namespace flags
 
 /// Decodes the arguments from `args`, runs the procedure and encodes its result into

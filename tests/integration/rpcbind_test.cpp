@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "tests/support/nfsgw_process.h"
+#include "tests/support/ports.h"
 #include "tests/support/process.h"
 #include "tests/support/temp_dir.h"
 
@@ -18,9 +19,11 @@ namespace {
 
 using namespace std::chrono_literals;
 
-constexpr std::uint16_t kGatewayPort = 28049;
+constexpr std::uint16_t kPort = integ::kRpcbindGatewayPort;
 // No origin listens here: registration must not wait for the origin.
-constexpr const char* kAbsentOrigin = "nfs://127.0.0.1/nowhere?nfsport=28090&mountport=28091";
+const std::string kAbsentOrigin =
+    "nfs://127.0.0.1/nowhere?nfsport=" + std::to_string(integ::kRpcbindAbsentOriginNfsPort) +
+    "&mountport=" + std::to_string(integ::kRpcbindAbsentOriginMountPort);
 
 std::string rpcbind_map() { return integ::run({"rpcinfo", "-p", "127.0.0.1"}, 10s).output; }
 
@@ -52,7 +55,7 @@ class Rpcbind : public ::testing::Test {
 TEST_F(Rpcbind, RegistersWhileRunningAndUnregistersOnStop) {
   integ::TempDir work("rpcbind");
   integ::GatewayConfig cfg;
-  cfg.port = kGatewayPort;
+  cfg.port = kPort;
   cfg.origin_url = kAbsentOrigin;
   integ::Gateway gw(cfg, work.path());
   // The shared launcher writes register_rpcbind = false; this test wants it on.
@@ -66,32 +69,32 @@ TEST_F(Rpcbind, RegistersWhileRunningAndUnregistersOnStop) {
   std::string map;
   for (int i = 0; i < 100; ++i) {  // registration follows the listen by a moment
     map = rpcbind_map();
-    if (mapped(map, 100005, 1, kGatewayPort)) break;
+    if (mapped(map, 100005, 1, kPort)) break;
     std::this_thread::sleep_for(100ms);
   }
-  EXPECT_TRUE(mapped(map, 100003, 3, kGatewayPort)) << map << gw.log();
-  EXPECT_TRUE(mapped(map, 100005, 3, kGatewayPort)) << map;
-  EXPECT_TRUE(mapped(map, 100005, 1, kGatewayPort)) << map;
+  EXPECT_TRUE(mapped(map, 100003, 3, kPort)) << map << gw.log();
+  EXPECT_TRUE(mapped(map, 100005, 3, kPort)) << map;
+  EXPECT_TRUE(mapped(map, 100005, 1, kPort)) << map;
   // A client that asks rpcbind reaches nfsgw: NULL through the looked-up port.
   EXPECT_EQ(integ::run({"rpcinfo", "-t", "127.0.0.1", "100003", "3"}, 10s).exit_code, 0);
 
   EXPECT_EQ(gw.stop(), 0) << gw.log();
   map = rpcbind_map();
-  EXPECT_FALSE(mapped(map, 100003, 3, kGatewayPort)) << map;
-  EXPECT_FALSE(mapped(map, 100005, 3, kGatewayPort)) << map;
-  EXPECT_FALSE(mapped(map, 100005, 1, kGatewayPort)) << map;
+  EXPECT_FALSE(mapped(map, 100003, 3, kPort)) << map;
+  EXPECT_FALSE(mapped(map, 100005, 3, kPort)) << map;
+  EXPECT_FALSE(mapped(map, 100005, 1, kPort)) << map;
 }
 
 TEST_F(Rpcbind, NoRegistrationWhenSwitchedOff) {
   integ::TempDir work("rpcbind-off");
   integ::GatewayConfig cfg;
-  cfg.port = kGatewayPort;
+  cfg.port = kPort;
   cfg.origin_url = kAbsentOrigin;
   integ::Gateway gw(cfg, work.path());
   ASSERT_NO_THROW(gw.start());
   const std::string map = rpcbind_map();
-  EXPECT_FALSE(mapped(map, 100003, 3, kGatewayPort)) << map;
-  EXPECT_FALSE(mapped(map, 100005, 3, kGatewayPort)) << map;
+  EXPECT_FALSE(mapped(map, 100003, 3, kPort)) << map;
+  EXPECT_FALSE(mapped(map, 100005, 3, kPort)) << map;
   EXPECT_EQ(gw.stop(), 0) << gw.log();
 }
 

@@ -33,6 +33,7 @@
 
 #include "tests/support/nfsgw_process.h"
 #include "tests/support/origin.h"
+#include "tests/support/ports.h"
 #include "tests/support/process.h"
 #include "tests/support/raw_nfs.h"
 #include "tests/support/temp_dir.h"
@@ -42,13 +43,6 @@ namespace {
 using namespace integ;
 using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
-
-constexpr std::uint16_t kWanOriginNfsPort = 27000;
-constexpr std::uint16_t kWanOriginMountPort = 27001;
-constexpr std::uint16_t kWanRelayNfsPort = 27002;
-constexpr std::uint16_t kWanRelayMountPort = 27003;
-constexpr std::uint16_t kWanRelayControlPort = 27004;
-constexpr std::uint16_t kWanGatewayPort = 27005;
 
 constexpr std::uint32_t kNfs3ErrNoent = 2;
 const std::string kLookupKey = "100003:3:3";

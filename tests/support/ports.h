@@ -19,4 +19,17 @@ constexpr std::uint16_t kRelayNfsPort = 25491;
 constexpr std::uint16_t kRelayMountPort = 25047;
 constexpr std::uint16_t kRelayControlPort = 25492;
 
+/// wan_test: origin <- wan-emu relay <- nfsgw, apart from the ports above.
+constexpr std::uint16_t kWanOriginNfsPort = 27000;
+constexpr std::uint16_t kWanOriginMountPort = 27001;
+constexpr std::uint16_t kWanRelayNfsPort = 27002;
+constexpr std::uint16_t kWanRelayMountPort = 27003;
+constexpr std::uint16_t kWanRelayControlPort = 27004;
+constexpr std::uint16_t kWanGatewayPort = 27005;
+
+/// rpcbind_test: an nfsgw that registers itself, and an origin that never runs.
+constexpr std::uint16_t kRpcbindGatewayPort = 28049;
+constexpr std::uint16_t kRpcbindAbsentOriginNfsPort = 28090;
+constexpr std::uint16_t kRpcbindAbsentOriginMountPort = 28091;
+
 }  // namespace integ
