@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "cache/coherency.h"  // header-only: the settings' defaults and bounds
+
 namespace nfsgw::config {
 
 class ConfigError : public std::runtime_error {
@@ -53,7 +55,11 @@ struct ServerConfig {
 
 struct CacheConfig {
   std::string dir = "/var/lib/nfsgw";
+  /// RAM in MiB for the metadata cache's memory layer plus RocksDB's block cache
+  /// and memtables (write buffers), shared by every export.
   std::uint32_t memory_mb = 256;
+  /// Disk budget of the metadata cache (RocksDB under `dir`), in GiB, all exports.
+  std::uint32_t metadata_max_gb = 4;
   std::string secret_file;  // default: <dir>/secret
 };
 
@@ -66,6 +72,9 @@ struct ExportConfig {
   std::uint32_t anon_uid = 65534;
   std::uint32_t anon_gid = 65534;
   unsigned upstream_connections = 4;
+  /// The metadata cache's promise for this export: keys metadata_cache,
+  /// consistency, access_check and the durations of cache::kDurationSettings.
+  cache::CoherencySettings coherency;
   /// Stable id embedded in file handles: derived from `path`, so that reordering
   /// exports in the file does not invalidate clients' handles.
   std::uint32_t id = 0;

@@ -7,6 +7,7 @@
 // a tree read-write.
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -20,6 +21,7 @@
 #include <toml.hpp>
 
 #include "config/config.h"
+#include "config/duration.h"
 
 namespace nfsgw::config {
 namespace {
@@ -89,14 +91,18 @@ class Reader {
   /// Refuses keys of `table` (named `name`) that are not in `allowed`.
   void only_keys(const Value& table, const std::string& name,
                  std::initializer_list<const char*> allowed) const {
+    only_keys(table, name, std::vector<std::string>(allowed.begin(), allowed.end()));
+  }
+  void only_keys(const Value& table, const std::string& name,
+                 const std::vector<std::string>& allowed) const {
     std::vector<std::string> keys;
     for (const auto& [k, _] : table.as_table()) keys.push_back(k);
     std::sort(keys.begin(), keys.end());  // deterministic: report the first in order
     for (const auto& k : keys) {
-      bool ok = std::any_of(allowed.begin(), allowed.end(), [&](const char* a) { return k == a; });
+      bool ok = std::find(allowed.begin(), allowed.end(), k) != allowed.end();
       if (!ok) {
         std::string list;
-        for (const char* a : allowed) list += std::string(list.empty() ? "" : ", ") + a;
+        for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
         std::string full = name.empty() ? k : name + "." + k;
         fail(&table.as_table().at(k), full,
              "unknown key " + quote(k) + " (value " + show(table.as_table().at(k)) + ")" +
@@ -143,6 +149,28 @@ class Reader {
     return true;
   }
 
+  /// Reads a duration string ("30s", see config/duration.h) within [lo, hi].
+  bool get_duration(const Value& table, const std::string& key, const std::string& name,
+                    std::chrono::milliseconds lo, std::chrono::milliseconds hi,
+                    std::chrono::milliseconds& out) const {
+    const Value* v = find(table, key);
+    if (!v) return false;
+    if (!v->is_string()) {
+      fail(v, name, "expected a duration string such as \"30s\", got " + show(*v) +
+                        "; allowed: " + kDurationForms);
+    }
+    const std::string& text = v->as_string().str;
+    std::string why;
+    auto d = parse_duration(text, &why);
+    if (!d) fail(v, name, quote(text) + " is not a duration: " + why + "; allowed: " + kDurationForms);
+    if (*d < lo || *d > hi) {
+      fail(v, name, quote(text) + " is out of range; allowed: " + format_duration(lo) + ".." +
+                        format_duration(hi));
+    }
+    out = *d;
+    return true;
+  }
+
   /// Reads a sub-table; nullptr when absent.
   const Value* get_table(const Value& root, const std::string& key) const {
     const Value* v = find(root, key);
@@ -177,13 +205,17 @@ class Reader {
   CacheConfig cache(const Value* t) const {
     CacheConfig c;
     if (t) {
-      only_keys(*t, "cache", {"dir", "memory_mb", "secret_file"});
+      only_keys(*t, "cache", {"dir", "memory_mb", "metadata_max_gb", "secret_file"});
       if (get_string(*t, "dir", "cache.dir", c.dir) && c.dir.empty()) {
         fail(find(*t, "dir"), "cache.dir", "the empty string is not a directory; allowed: a path");
       }
       std::int64_t i = 0;
       // Upper bound 1 TiB: anything larger is a unit mistake (bytes written as MiB).
       if (get_int(*t, "memory_mb", "cache.memory_mb", 16, 1 << 20, i)) c.memory_mb = static_cast<std::uint32_t>(i);
+      // Upper bound 64 TiB: beyond that it is a unit mistake (MiB written as GiB).
+      if (get_int(*t, "metadata_max_gb", "cache.metadata_max_gb", 1, 65536, i)) {
+        c.metadata_max_gb = static_cast<std::uint32_t>(i);
+      }
       if (get_string(*t, "secret_file", "cache.secret_file", c.secret_file) && c.secret_file.empty()) {
         fail(find(*t, "secret_file"), "cache.secret_file",
              "the empty string is not a file; allowed: a path (or leave the key out for <cache.dir>/secret)");
@@ -219,9 +251,7 @@ class Reader {
 
   ExportConfig one_export(const Value& t, const std::string& name) const {
     ExportConfig e;
-    only_keys(t, name,
-              {"path", "origin", "access", "clients", "squash", "anon_uid", "anon_gid",
-               "upstream_connections"});
+    only_keys(t, name, export_keys());
     if (!get_string(t, "path", name + ".path", e.path)) {
       fail(&t, name + ".path", "missing; every export needs the path clients mount, e.g. path = \"/data\"");
     }
@@ -258,6 +288,8 @@ class Reader {
       e.upstream_connections = static_cast<unsigned>(i);
     }
 
+    coherency(t, name, e.coherency);
+
     if (const Value* c = find(t, "clients")) {
       if (!c->is_array()) fail(c, name + ".clients", "expected an array of networks such as [\"10.0.0.0/8\"], got " + show(*c));
       const auto& arr = c->as_array();
@@ -279,6 +311,41 @@ class Reader {
       e.clients.push_back(Cidr::parse("::/0"));
     }
     return e;
+  }
+
+  /// Every key of an [[export]] table: the fixed ones, then the duration keys.
+  static const std::vector<std::string>& export_keys() {
+    static const std::vector<std::string> keys = [] {
+      std::vector<std::string> k{"path", "origin", "access", "clients", "squash", "anon_uid",
+                                 "anon_gid", "upstream_connections", "metadata_cache",
+                                 "consistency", "access_check"};
+      for (const auto& d : cache::kDurationSettings) k.emplace_back(d.key);
+      return k;
+    }();
+    return keys;
+  }
+
+  /// The export's metadata cache keys; every duration key comes from the table in
+  /// cache/coherency.h, with its bounds.
+  void coherency(const Value& t, const std::string& name, cache::CoherencySettings& c) const {
+    get_bool(t, "metadata_cache", name + ".metadata_cache", c.enabled);
+    std::string s;
+    if (get_string(t, "consistency", name + ".consistency", s)) {
+      if (s == "ttl") c.consistency = cache::Consistency::Ttl;
+      else if (s == "strict") c.consistency = cache::Consistency::Strict;
+      else if (s == "immutable") c.consistency = cache::Consistency::Immutable;
+      else fail(find(t, "consistency"), name + ".consistency",
+                quote(s) + " is not a consistency mode; allowed: \"ttl\", \"strict\", \"immutable\"");
+    }
+    if (get_string(t, "access_check", name + ".access_check", s)) {
+      if (s == "origin") c.access_check = cache::AccessCheck::Origin;
+      else if (s == "local") c.access_check = cache::AccessCheck::Local;
+      else fail(find(t, "access_check"), name + ".access_check",
+                quote(s) + " is not an access check; allowed: \"origin\", \"local\"");
+    }
+    for (const auto& d : cache::kDurationSettings) {
+      get_duration(t, d.key, name + "." + d.key, d.min, d.max, c.*d.field);
+    }
   }
 
   std::vector<ExportConfig> exports(const Value& root) const {

@@ -1,6 +1,8 @@
 // Every default of config.h, as produced from the smallest valid file.
 #include <gtest/gtest.h>
 
+#include <chrono>
+
 #include "config/config.h"
 
 using namespace nfsgw::config;
@@ -27,6 +29,7 @@ TEST(ConfigDefaults, Cache) {
   auto c = parse_config(kMinimal);
   EXPECT_EQ(c.cache.dir, "/var/lib/nfsgw");
   EXPECT_EQ(c.cache.memory_mb, 256u);
+  EXPECT_EQ(c.cache.metadata_max_gb, 4u);
   EXPECT_EQ(c.cache.secret_file, "/var/lib/nfsgw/secret");
 }
 
@@ -49,6 +52,12 @@ TEST(ConfigDefaults, Export) {
   EXPECT_EQ(e.anon_uid, 65534u);
   EXPECT_EQ(e.anon_gid, 65534u);
   EXPECT_EQ(e.upstream_connections, 4u);
+  // The metadata cache is on, with the defaults of cache/coherency.h (detailed in
+  // config_coherency_test.cpp).
+  EXPECT_TRUE(e.coherency.enabled);
+  EXPECT_EQ(e.coherency.consistency, nfsgw::cache::Consistency::Ttl);
+  EXPECT_EQ(e.coherency.access_check, nfsgw::cache::AccessCheck::Origin);
+  EXPECT_EQ(e.coherency.attr_ttl, std::chrono::seconds{30});
   // Default clients: everyone, both families.
   EXPECT_TRUE(e.allows("203.0.113.9"));
   EXPECT_TRUE(e.allows("::ffff:203.0.113.9"));

@@ -1,6 +1,7 @@
 // load_config(): the sample file from the docs, and file-level failures.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -13,10 +14,13 @@ TEST(ConfigFile, SampleLoads) {
   auto c = load_config(NFSGW_SAMPLE_CONFIG);
   EXPECT_EQ(c.server.nfs_port, 2049);
   EXPECT_EQ(c.cache.memory_mb, 512u);
+  EXPECT_EQ(c.cache.metadata_max_gb, 4u);
   EXPECT_EQ(c.cache.secret_file, "/var/lib/nfsgw/secret");
   ASSERT_EQ(c.exports.size(), 2u);
   EXPECT_EQ(c.exports[0].path, "/projects");
   EXPECT_EQ(c.exports[0].upstream_connections, 8u);
+  EXPECT_EQ(c.exports[0].coherency.fsinfo_ttl, std::chrono::hours{1});
+  EXPECT_EQ(c.exports[1].coherency.consistency, nfsgw::cache::Consistency::Immutable);
   EXPECT_TRUE(c.exports[0].allows("10.20.30.40"));
   EXPECT_TRUE(c.exports[0].allows("fd00:1::abcd"));
   EXPECT_FALSE(c.exports[0].allows("192.168.0.1"));

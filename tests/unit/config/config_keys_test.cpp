@@ -1,6 +1,8 @@
 // Every key, set to a value other than its default, lands in the right field.
 #include <gtest/gtest.h>
 
+#include <chrono>
+
 #include "config/config.h"
 
 using namespace nfsgw::config;
@@ -18,6 +20,7 @@ max_record_bytes = 1048576
 [cache]
 dir = "/tmp/gwcache"
 memory_mb = 64
+metadata_max_gb = 100
 secret_file = "/etc/nfsgw/secret"
 
 [[export]]
@@ -29,6 +32,15 @@ squash = "all"
 anon_uid = 1000
 anon_gid = 4294967295
 upstream_connections = 64
+metadata_cache = false
+consistency = "strict"
+access_check = "local"
+attr_ttl = "500ms"
+dir_ttl = "10m"
+negative_ttl = "0"
+access_ttl = "2h"
+fsstat_ttl = "1s"
+fsinfo_ttl = "1d"
 
 [[export]]
 path = "/scratch"
@@ -47,6 +59,7 @@ upstream_connections = 1
   EXPECT_EQ(c.server.max_record_bytes, 1048576u);
   EXPECT_EQ(c.cache.dir, "/tmp/gwcache");
   EXPECT_EQ(c.cache.memory_mb, 64u);
+  EXPECT_EQ(c.cache.metadata_max_gb, 100u);
   EXPECT_EQ(c.cache.secret_file, "/etc/nfsgw/secret");
 
   ASSERT_EQ(c.exports.size(), 2u);
@@ -66,6 +79,15 @@ upstream_connections = 1
   EXPECT_EQ(a.anon_uid, 1000u);
   EXPECT_EQ(a.anon_gid, 4294967295u);
   EXPECT_EQ(a.upstream_connections, 64u);
+  EXPECT_FALSE(a.coherency.enabled);
+  EXPECT_EQ(a.coherency.consistency, nfsgw::cache::Consistency::Strict);
+  EXPECT_EQ(a.coherency.access_check, nfsgw::cache::AccessCheck::Local);
+  EXPECT_EQ(a.coherency.attr_ttl, std::chrono::milliseconds{500});
+  EXPECT_EQ(a.coherency.dir_ttl, std::chrono::minutes{10});
+  EXPECT_EQ(a.coherency.negative_ttl, std::chrono::milliseconds{0});
+  EXPECT_EQ(a.coherency.access_ttl, std::chrono::hours{2});
+  EXPECT_EQ(a.coherency.fsstat_ttl, std::chrono::seconds{1});
+  EXPECT_EQ(a.coherency.fsinfo_ttl, std::chrono::hours{24});
 
   const auto& s = c.exports[1];
   EXPECT_EQ(s.access, Access::ReadWrite);
@@ -73,6 +95,8 @@ upstream_connections = 1
   EXPECT_EQ(s.anon_uid, 0u);
   EXPECT_EQ(s.anon_gid, 0u);
   EXPECT_EQ(s.upstream_connections, 1u);
+  EXPECT_TRUE(s.coherency.enabled);
+  EXPECT_EQ(s.coherency.consistency, nfsgw::cache::Consistency::Ttl);
   EXPECT_EQ(s.origin.nfs_port, 20490);
   EXPECT_EQ(s.origin.mount_port, 20491);
 }
