@@ -1,20 +1,49 @@
 // The persistent KvStore, on RocksDB. Nothing RocksDB-specific leaves this file.
 //
-// Durability: every write is synced (WriteOptions::sync). The store's most
-// important user is HandleCodec's mapping of long origin handles: once a client has
-// been given a mapped handle, losing the mapping in a power cut would turn that
-// handle into ESTALE for good. KvStore::put() has no per-write durability flag, so
-// all writes pay the fsync. Fine for the handle map (rare writes: only origin
-// handles over 42 bytes); a data cache wanting cheaper writes would need a
-// durability flag added to the KvStore interface.
+// One database, the default column family (handle map, export roots) plus the
+// named families (one per metadata record kind). Opening lists the families the
+// database already has and opens all of them, creating the requested ones that
+// are missing, so a database written by a newer or older nfsgw with more or fewer
+// families still opens.
 //
-// Memory: one LRU block cache of `memory_mb`; memtables are charged to the same
-// cache through a WriteBufferManager, so the total stays near memory_mb.
+// Options, and why:
+// - Memory: one LRU block cache of `block_cache_mb` shared by every family, and
+//   the memtables charged to that same cache through a WriteBufferManager, so the
+//   whole database stays near the configured figure however many families exist.
+//   Index and filter blocks live in the cache too (bounded), L0's pinned.
+// - Bloom filters (10 bits/key, whole key) on every family: the workload is point
+//   gets (attributes, a name in a directory, a credential's ACCESS answer), many
+//   of them misses, and a filter saves a file read per miss. The prefix-scanned
+//   families (lookups by directory, ACCESS by object) are only scanned by tools,
+//   invalidation and the disk budget sweep, so they get no prefix extractor; their
+//   point gets profit from the whole-key filter like the others.
+// - Compression: none at L0 (freshly flushed, soon rewritten: not worth the CPU),
+//   LZ4 for the upper levels (cheap), ZSTD for the bottommost level where most of
+//   the data ends up (metadata compresses well: more records per disk byte). Each
+//   codec is used only if this librocksdb build supports it (Debian 12's does:
+//   Snappy, zlib, bzip2, LZ4, ZSTD), falling back to LZ4, Snappy, then none.
+// - Durability: the WAL is always on. Durability::Synced sets WriteOptions::sync
+//   (the handle map: a client keeps a mapped handle for ever, so a mapping must
+//   survive a power cut); Durability::Unsynced does not fsync (the metadata cache:
+//   a record lost in a power cut is only a miss; the WAL in the page cache still
+//   survives a crash of the process).
+// - Background work: max_background_jobs = 2, one subcompaction: gateways run on
+//   small boxes where the NFS threads need the cores.
+// - Deletes: erase_range is a DeleteRange (one tombstone for a whole object or
+//   export); files dense with point deletes (the disk budget sweep) are marked for
+//   compaction, so the space comes back soon after a sweep.
+// - level_compaction_dynamic_level_bytes: bounded space amplification, which keeps
+//   the disk usage the budget sees close to the live data.
+//
+// Errors throw std::runtime_error with RocksDB's message and the directory.
 #include <rocksdb/cache.h>
+#include <rocksdb/convenience.h>
 #include <rocksdb/db.h>
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/options.h>
 #include <rocksdb/table.h>
+#include <rocksdb/utilities/table_properties_collectors.h>
+#include <rocksdb/write_batch.h>
 #include <rocksdb/write_buffer_manager.h>
 
 #include <algorithm>
@@ -31,71 +60,212 @@ namespace {
   throw std::runtime_error(std::string("rocksdb ") + what + " in " + dir + ": " + s.ToString());
 }
 
+rocksdb::Slice slice(std::string_view s) { return {s.data(), s.size()}; }
+
 class RocksDbStore final : public KvStore {
  public:
-  RocksDbStore(std::unique_ptr<rocksdb::DB> db, std::string dir) : db_(std::move(db)), dir_(std::move(dir)) {
-    write_.sync = true;
-  }
+  RocksDbStore(rocksdb::DB* db, std::vector<rocksdb::ColumnFamilyHandle*> all_handles,
+               std::vector<rocksdb::ColumnFamilyHandle*> families, std::vector<std::string> names,
+               std::string dir)
+      : db_(db), all_handles_(std::move(all_handles)), families_(std::move(families)),
+        names_(std::move(names)), dir_(std::move(dir)) {}
+
   ~RocksDbStore() override {
+    for (auto* h : all_handles_) (void)db_->DestroyColumnFamilyHandle(h);
     // Close() reports errors that the destructor would swallow; nothing can be
-    // done about them here, but the WAL is synced on every write anyway.
+    // done about them here: the WAL holds every write already.
     (void)db_->Close();
+    delete db_;
   }
 
-  std::optional<std::string> get(std::string_view key) override {
-    std::string value;
-    auto s = db_->Get(rocksdb::ReadOptions(), rocksdb::Slice(key.data(), key.size()), &value);
-    if (s.IsNotFound()) return std::nullopt;
-    if (!s.ok()) throw_status("get", dir_, s);
-    return value;
+  using KvStore::get;
+
+  Family family(std::string_view name) const override {
+    for (std::size_t i = 0; i < names_.size(); ++i)
+      if (names_[i] == name) return static_cast<Family>(i + 1);
+    throw std::out_of_range("rocksdb in " + dir_ + ": no family '" + std::string(name) + "'");
   }
-  void put(std::string_view key, std::string_view value) override {
-    auto s = db_->Put(write_, rocksdb::Slice(key.data(), key.size()),
-                      rocksdb::Slice(value.data(), value.size()));
-    if (!s.ok()) throw_status("put", dir_, s);
+
+  Found get(Family f, std::string_view key, std::string& value, Tier tier) override {
+    rocksdb::ReadOptions ro;
+    if (tier == Tier::MemoryOnly) ro.read_tier = rocksdb::kBlockCacheTier;
+    auto s = db_->Get(ro, handle(f), slice(key), &value);
+    if (s.ok()) return Found::Yes;
+    if (s.IsNotFound()) return Found::No;
+    if (tier == Tier::MemoryOnly && s.IsIncomplete()) return Found::NotInMemory;
+    throw_status("get", dir_, s);
   }
-  void erase(std::string_view key) override {
-    auto s = db_->Delete(write_, rocksdb::Slice(key.data(), key.size()));
-    if (!s.ok()) throw_status("delete", dir_, s);
+
+  void write(const Batch& batch, Durability durability) override {
+    rocksdb::WriteBatch wb;
+    for (const auto& c : batch.changes) {
+      auto* cf = handle(c.family);
+      rocksdb::Status s;
+      switch (c.op) {
+        case Batch::Op::Put:
+          s = wb.Put(cf, slice(c.key), slice(c.value));
+          break;
+        case Batch::Op::Erase:
+          s = wb.Delete(cf, slice(c.key));
+          break;
+        case Batch::Op::EraseRange:
+          s = add_erase_range(wb, cf, c.key, c.value);
+          break;
+      }
+      if (!s.ok()) throw_status("write batch", dir_, s);
+    }
+    if (wb.Count() == 0) return;
+    rocksdb::WriteOptions wo;
+    wo.sync = durability == Durability::Synced;
+    auto s = db_->Write(wo, &wb);
+    if (!s.ok()) throw_status("write", dir_, s);
+  }
+
+  void scan(Family f, std::string_view begin, std::string_view end,
+            const std::function<bool(std::string_view, std::string_view)>& visit) override {
+    rocksdb::ReadOptions ro;
+    // Scans serve tools and the budget sweep: do not push the hot set out.
+    ro.fill_cache = false;
+    rocksdb::Slice upper = slice(end);
+    if (!end.empty()) ro.iterate_upper_bound = &upper;
+    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, handle(f)));
+    for (it->Seek(slice(begin)); it->Valid(); it->Next()) {
+      auto k = it->key(), v = it->value();
+      if (!visit({k.data(), k.size()}, {v.data(), v.size()})) return;
+    }
+    if (!it->status().ok()) throw_status("scan", dir_, it->status());
+  }
+
+  FamilyUsage usage(Family f) override {
+    auto* cf = handle(f);
+    FamilyUsage u;
+    std::uint64_t v = 0;
+    if (db_->GetIntProperty(cf, rocksdb::DB::Properties::kEstimateNumKeys, &v)) u.keys = v;
+    if (db_->GetIntProperty(cf, rocksdb::DB::Properties::kLiveSstFilesSize, &v)) u.bytes += v;
+    if (db_->GetIntProperty(cf, rocksdb::DB::Properties::kCurSizeAllMemTables, &v)) u.bytes += v;
+    return u;
   }
 
  private:
-  std::unique_ptr<rocksdb::DB> db_;
-  std::string dir_;
-  rocksdb::WriteOptions write_;
+  rocksdb::ColumnFamilyHandle* handle(Family f) const {
+    if (f >= families_.size()) throw std::out_of_range("rocksdb in " + dir_ + ": no family " + std::to_string(f));
+    return families_[f];
+  }
+
+  rocksdb::Status add_erase_range(rocksdb::WriteBatch& wb, rocksdb::ColumnFamilyHandle* cf,
+                                  const std::string& begin, const std::string& end) {
+    if (!end.empty()) {
+      if (end <= begin) return rocksdb::Status::OK();  // empty range
+      return wb.DeleteRange(cf, slice(begin), slice(end));
+    }
+    // "To the end": DeleteRange needs an end key, so bound the range by the last
+    // key there is now (erased with its own point delete). Rare: callers name ends.
+    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), cf));
+    it->SeekToLast();
+    if (!it->status().ok()) return it->status();
+    if (!it->Valid() || it->key().compare(slice(begin)) < 0) return rocksdb::Status::OK();
+    std::string last = it->key().ToString();
+    if (last > begin) {
+      auto s = wb.DeleteRange(cf, slice(begin), slice(last));
+      if (!s.ok()) return s;
+    }
+    return wb.Delete(cf, slice(last));
+  }
+
+  rocksdb::DB* db_;
+  std::vector<rocksdb::ColumnFamilyHandle*> all_handles_;  // every family in the database
+  std::vector<rocksdb::ColumnFamilyHandle*> families_;     // [0] default, [i+1] names[i]
+  const std::vector<std::string> names_;
+  const std::string dir_;
 };
+
+/// The best codec of `wanted` (in order) that this librocksdb build supports.
+rocksdb::CompressionType pick(std::initializer_list<rocksdb::CompressionType> wanted) {
+  static const auto supported = rocksdb::GetSupportedCompressions();
+  for (auto c : wanted)
+    if (std::find(supported.begin(), supported.end(), c) != supported.end()) return c;
+  return rocksdb::kNoCompression;
+}
+
+rocksdb::ColumnFamilyOptions family_options(const std::shared_ptr<rocksdb::Cache>& cache, std::size_t cache_bytes) {
+  rocksdb::BlockBasedTableOptions table;
+  table.block_cache = cache;
+  table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
+  table.whole_key_filtering = true;
+  table.cache_index_and_filter_blocks = true;
+  table.pin_l0_filter_and_index_blocks_in_cache = true;
+
+  rocksdb::ColumnFamilyOptions cf;
+  cf.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
+  cf.write_buffer_size = std::clamp<std::size_t>(cache_bytes / 8, 4u << 20, 64u << 20);
+  cf.max_write_buffer_number = 2;
+  cf.level_compaction_dynamic_level_bytes = true;
+  const auto upper = pick({rocksdb::kLZ4Compression, rocksdb::kSnappyCompression});
+  cf.compression_per_level.assign(static_cast<std::size_t>(cf.num_levels), upper);
+  cf.compression_per_level[0] = rocksdb::kNoCompression;
+  cf.compression = upper;
+  cf.bottommost_compression = pick({rocksdb::kZSTD, rocksdb::kLZ4Compression, rocksdb::kSnappyCompression});
+  // A file with 1/4 of deletions in any window of 32k entries is compacted soon.
+  cf.table_properties_collector_factories.push_back(
+      rocksdb::NewCompactOnDeletionCollectorFactory(32 * 1024, 8 * 1024));
+  return cf;
+}
 
 }  // namespace
 
-std::unique_ptr<KvStore> open_rocksdb_store(const std::string& dir, unsigned memory_mb) {
+std::unique_ptr<KvStore> open_rocksdb_store(const std::string& dir, unsigned block_cache_mb,
+                                            const std::vector<std::string>& families) {
+  for (const auto& n : families) {
+    if (n.empty() || n == rocksdb::kDefaultColumnFamilyName ||
+        std::count(families.begin(), families.end(), n) != 1)
+      throw std::runtime_error("rocksdb in " + dir + ": bad or duplicate family name '" + n + "'");
+  }
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw std::runtime_error("cannot create cache directory " + dir + ": " + ec.message());
 
-  const std::size_t cache_bytes = static_cast<std::size_t>(std::max(memory_mb, 1u)) << 20;
+  const std::size_t cache_bytes = static_cast<std::size_t>(std::max(block_cache_mb, 1u)) << 20;
   auto block_cache = rocksdb::NewLRUCache(cache_bytes);
 
-  rocksdb::BlockBasedTableOptions table;
-  table.block_cache = block_cache;
-  // Lookups are point gets by key: a bloom filter saves a disk read per miss.
-  table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
-  table.cache_index_and_filter_blocks = true;
-  table.pin_l0_filter_and_index_blocks_in_cache = true;
-
-  rocksdb::Options options;
+  rocksdb::DBOptions options;
   options.create_if_missing = true;
-  options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
-  options.write_buffer_size = std::clamp<std::size_t>(cache_bytes / 8, 4u << 20, 64u << 20);
-  options.max_write_buffer_number = 2;
+  options.create_missing_column_families = true;
   options.write_buffer_manager = std::make_shared<rocksdb::WriteBufferManager>(cache_bytes / 4, block_cache);
   options.max_background_jobs = 2;
+  options.max_subcompactions = 1;
   options.keep_log_file_num = 4;
   options.max_manifest_file_size = 64u << 20;
+  // Several families share the WAL: flush the ones holding old logs once the WAL
+  // grows, so a rarely written family (the handle map) does not pin them.
+  options.max_total_wal_size = 64u << 20;
+  options.bytes_per_sync = 1u << 20;
+
+  // Every family the database has, plus the requested ones it lacks.
+  std::vector<std::string> existing;
+  if (std::filesystem::exists(std::filesystem::path(dir) / "CURRENT")) {
+    auto s = rocksdb::DB::ListColumnFamilies(options, dir, &existing);
+    if (!s.ok()) throw_status("list column families", dir, s);
+  }
+  if (std::find(existing.begin(), existing.end(), rocksdb::kDefaultColumnFamilyName) == existing.end())
+    existing.insert(existing.begin(), rocksdb::kDefaultColumnFamilyName);
+  for (const auto& n : families)
+    if (std::find(existing.begin(), existing.end(), n) == existing.end()) existing.push_back(n);
+
+  const auto cf_options = family_options(block_cache, cache_bytes);
+  std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
+  for (const auto& n : existing) descriptors.emplace_back(n, cf_options);
 
   rocksdb::DB* raw = nullptr;
-  auto s = rocksdb::DB::Open(options, dir, &raw);
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  auto s = rocksdb::DB::Open(options, dir, descriptors, &handles, &raw);
   if (!s.ok()) throw_status("open", dir, s);
-  return std::make_unique<RocksDbStore>(std::unique_ptr<rocksdb::DB>(raw), dir);
+
+  auto index_of = [&](const std::string& n) {
+    return static_cast<std::size_t>(std::find(existing.begin(), existing.end(), n) - existing.begin());
+  };
+  std::vector<rocksdb::ColumnFamilyHandle*> ours{handles[index_of(rocksdb::kDefaultColumnFamilyName)]};
+  for (const auto& n : families) ours.push_back(handles[index_of(n)]);
+  return std::make_unique<RocksDbStore>(raw, std::move(handles), std::move(ours), families, dir);
 }
 
 }  // namespace nfsgw::cache

@@ -125,12 +125,18 @@ namespace {
 /// missing lock does.
 class SlowStore final : public KvStore {
  public:
-  std::optional<std::string> get(std::string_view key) override {
+  using KvStore::get;
+  Family family(std::string_view name) const override { return inner_->family(name); }
+  Found get(Family f, std::string_view key, std::string& value, Tier tier) override {
     std::this_thread::sleep_for(std::chrono::microseconds(200));
-    return inner_->get(key);
+    return inner_->get(f, key, value, tier);
   }
-  void put(std::string_view key, std::string_view value) override { inner_->put(key, value); }
-  void erase(std::string_view key) override { inner_->erase(key); }
+  void write(const Batch& batch, Durability durability) override { inner_->write(batch, durability); }
+  void scan(Family f, std::string_view begin, std::string_view end,
+            const std::function<bool(std::string_view, std::string_view)>& visit) override {
+    inner_->scan(f, begin, end, visit);
+  }
+  FamilyUsage usage(Family f) override { return inner_->usage(f); }
 
  private:
   std::unique_ptr<KvStore> inner_ = make_memory_store();

@@ -1,0 +1,806 @@
+// MetadataStore: memory layer (lru_shards.h) + overlay of pending writes + one
+// writer thread + a disk read pool (disk_pool.h) + the disk budget sweep
+// (disk_budget.h), over the KvStore's metadata families.
+//
+// Consistency, in short:
+// - Every change gets a sequence number from the writer queue, under the queue
+//   lock, so the queue (and RocksDB) sees changes in that order.
+// - put/update/erase change the memory layer and record the change in the shard's
+//   overlay (key -> seq, value or tombstone), all under the shard lock. The writer
+//   drops an overlay entry after writing the batch that carries that very seq, so
+//   a record evicted from memory before it reached RocksDB is still found.
+// - erase_object/erase_export queue a range erase and register a range tombstone
+//   (seq) before clearing the memory layer; until the writer has applied it, reads
+//   of keys in the range answer "absent" unless the overlay has a newer change.
+// - A record with no memory entry and no overlay entry is exactly what RocksDB
+//   has. peek reads RocksDB's memory tier under the shard lock, so nothing can
+//   change in between; load reads files without the lock and keeps what it read
+//   only when no write hit the shard meanwhile (the shard's write counter).
+#include "cache/metadata_store.h"
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstring>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+
+#include "cache/disk_budget.h"
+#include "cache/disk_pool.h"
+#include "cache/lru_shards.h"
+#include "cache/metadata_codec.h"
+
+namespace nfsgw::cache {
+namespace {
+
+enum Kind : std::uint8_t { kAttr, kLookup, kListing, kLink, kAccess, kFs, kKindCount };
+static_assert(kKindCount == LruShard::kKinds);
+
+constexpr const char* kKindNames[kKindCount] = {"attrs", "lookups", "listings", "links", "access", "fs"};
+
+template <typename R> struct KindOf;
+template <> struct KindOf<AttrRecord> { static constexpr Kind value = kAttr; };
+template <> struct KindOf<LookupRecord> { static constexpr Kind value = kLookup; };
+template <> struct KindOf<ListingRecord> { static constexpr Kind value = kListing; };
+template <> struct KindOf<LinkRecord> { static constexpr Kind value = kLink; };
+template <> struct KindOf<AccessRecord> { static constexpr Kind value = kAccess; };
+template <> struct KindOf<FsRecord> { static constexpr Kind value = kFs; };
+
+// Approximate heap bytes of an entry: list and hash nodes, shared_ptr control
+// block, the key, and the record with what it owns.
+constexpr std::size_t kEntryOverhead = sizeof(MemEntry) + 96;
+std::size_t heap(const std::string& s) { return s.capacity() > 15 ? s.capacity() + 1 : 0; }
+std::size_t record_bytes(const AttrRecord& r) { return sizeof r; }
+std::size_t record_bytes(const LookupRecord& r) { return sizeof r; }
+std::size_t record_bytes(const ListingRecord& r) {
+  std::size_t n = sizeof r + r.entries.capacity() * sizeof(ListingEntry);
+  for (const auto& e : r.entries) n += heap(e.name);
+  return n;
+}
+std::size_t record_bytes(const LinkRecord& r) { return sizeof r + heap(r.target); }
+std::size_t record_bytes(const AccessRecord& r) { return sizeof r; }
+std::size_t record_bytes(const FsRecord& r) { return sizeof r + heap(r.xdr); }
+
+template <typename R>
+std::string encode_erased(const void* p, std::uint32_t used_s) {
+  return codec::encode_value(*static_cast<const R*>(p), used_s);
+}
+using EncodeFn = std::string (*)(const void*, std::uint32_t);
+constexpr EncodeFn kEncode[kKindCount] = {encode_erased<AttrRecord>,    encode_erased<LookupRecord>,
+                                          encode_erased<ListingRecord>, encode_erased<LinkRecord>,
+                                          encode_erased<AccessRecord>,  encode_erased<FsRecord>};
+
+template <typename K>
+std::string memory_key(Kind kind, const K& key) {
+  std::string s;
+  s.reserve(80);
+  s.push_back(static_cast<char>(kind));
+  codec::append_key(s, key);
+  return s;
+}
+
+/// The key without the kind byte: what the KvStore family holds.
+std::string_view disk_key(std::string_view memory_key) { return memory_key.substr(1); }
+
+bool in_range(std::string_view key, std::string_view begin, std::string_view end) {
+  return key >= begin && (end.empty() || key < end);
+}
+
+struct Pending {
+  std::uint64_t seq = 0;
+  std::shared_ptr<const void> value;  // nullptr: erased
+};
+
+struct SvHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+};
+
+struct Shard {
+  explicit Shard(std::size_t budget) : lru(budget) {}
+  std::mutex mu;
+  LruShard lru;
+  std::unordered_map<std::string, Pending, SvHash, std::equal_to<>> overlay;
+  std::uint64_t writes = 0;  // bumped by every change of the shard's records
+};
+
+struct RangeTombstone {
+  std::string begin, end;  // disk keys; empty end: to the end
+  std::uint64_t seq = 0;
+};
+
+struct Op {
+  enum Type : std::uint8_t { Put, Erase, Range, Touch };
+  Type type = Put;
+  Kind kind = kAttr;
+  std::uint64_t seq = 0;
+  std::string key;  // Put, Erase, Touch: memory key; Range: begin (disk key)
+  std::string end;  // Range
+  std::shared_ptr<const void> value;
+  std::uint32_t used_s = 0;
+};
+
+constexpr std::uint32_t kTouchAfterSeconds = 60;
+constexpr std::size_t kBatchOps = 1024;
+constexpr std::size_t kSweepChunk = 512;
+constexpr auto kSweepPeriod = std::chrono::seconds(30);
+
+}  // namespace
+
+const std::vector<std::string>& metadata_families() {
+  static const std::vector<std::string> names = {"meta_attrs", "meta_lookups", "meta_listings",
+                                                 "meta_links", "meta_access",  "meta_fs"};
+  return names;
+}
+
+struct MetadataStore::Impl {
+  Impl(KvStore& kv, MetadataStoreOptions o) : kv(kv), options(o), budget(o.disk_bytes) {
+    if (options.clock == nullptr) options.clock = &wall_clock();
+    for (std::size_t k = 0; k < kKindCount; ++k) families[k] = kv.family(metadata_families()[k]);
+    const unsigned n = std::max(options.shards, 1u);
+    shards.reserve(n);
+    for (unsigned i = 0; i < n; ++i) shards.push_back(std::make_unique<Shard>(options.memory_bytes / n));
+    next_sweep = std::chrono::steady_clock::now() + kSweepPeriod;
+    pool = std::make_unique<DiskPool>(options.disk_threads);
+    writer = std::thread([this] { write_loop(); });
+  }
+
+  ~Impl() {
+    pool.reset();  // runs the queued loads
+    {
+      std::lock_guard lock(queue_mu);
+      stopping = true;
+    }
+    queue_cv.notify_all();
+    writer.join();  // the writer drains the queue first
+  }
+
+  // ---- helpers -------------------------------------------------------------------
+
+  std::uint32_t now_s() const {
+    auto ms = options.clock->now_ms();
+    return ms <= 0 ? 0 : static_cast<std::uint32_t>(std::min<Millis>(ms / 1000, UINT32_MAX));
+  }
+
+  Shard& shard_of(std::string_view memory_key) {
+    return *shards[SvHash{}(memory_key) % shards.size()];
+  }
+
+  /// The seq of the newest pending range erase covering `memory_key`, 0 if none.
+  std::uint64_t range_seq(std::string_view memory_key) {
+    if (pending_ranges.load() == 0) return 0;
+    auto k = disk_key(memory_key);
+    std::lock_guard lock(ranges_mu);
+    std::uint64_t seq = 0;
+    for (const auto& r : ranges)
+      if (in_range(k, r.begin, r.end)) seq = std::max(seq, r.seq);
+    return seq;
+  }
+
+  std::uint64_t enqueue(Op op) {
+    std::uint64_t seq;
+    {
+      std::lock_guard lock(queue_mu);
+      seq = op.seq = ++last_seq;
+      queue.push_back(std::move(op));
+    }
+    queue_cv.notify_one();
+    return seq;
+  }
+
+  /// What the memory layer and the overlay know of a key. Shard lock held.
+  enum class Known { Value, Absent, Unknown };
+  Known known(Shard& sh, std::string_view key, std::shared_ptr<const void>& value, bool touch) {
+    if (auto* e = sh.lru.find(key)) {
+      if (touch) e->touched = true;
+      value = e->value;
+      return Known::Value;
+    }
+    const auto rs = range_seq(key);
+    if (auto it = sh.overlay.find(key); it != sh.overlay.end() && it->second.seq > rs) {
+      value = it->second.value;
+      return value ? Known::Value : Known::Absent;
+    }
+    if (rs != 0) return Known::Absent;
+    return Known::Unknown;
+  }
+
+  /// Called under the shard lock for each record leaving the memory layer.
+  void evicted(Shard& sh, MemEntry&& e) {
+    evicted_memory.fetch_add(1, std::memory_order_relaxed);
+    if (!e.touched || degraded.load()) return;
+    const auto now = now_s();
+    if (now < e.used_s + kTouchAfterSeconds) return;
+    // A pending write rewrites it anyway; a pending range erase drops it.
+    if (sh.overlay.count(e.key) != 0 || range_seq(e.key) != 0) return;
+    Op op;
+    op.type = Op::Touch;
+    op.kind = static_cast<Kind>(e.kind);
+    op.key = std::move(e.key);
+    op.value = std::move(e.value);
+    op.used_s = now;
+    enqueue(std::move(op));
+  }
+
+  void insert(Shard& sh, std::string key, Kind kind, std::shared_ptr<const void> value, std::size_t bytes,
+              std::uint32_t used_s, bool touched) {
+    MemEntry e;
+    e.size = kEntryOverhead + key.size() + bytes;
+    e.key = std::move(key);
+    e.value = std::move(value);
+    e.used_s = used_s;
+    e.kind = kind;
+    e.touched = touched;
+    sh.lru.insert(std::move(e), [&](MemEntry&& out) { evicted(sh, std::move(out)); });
+  }
+
+  /// A change of one record (value nullptr: erase). Shard lock held.
+  void change(Shard& sh, std::string key, Kind kind, std::shared_ptr<const void> value, std::size_t bytes) {
+    ++sh.writes;
+    const auto now = now_s();
+    Op op;
+    op.type = value ? Op::Put : Op::Erase;
+    op.kind = kind;
+    op.key = key;
+    op.value = value;
+    op.used_s = now;
+    const auto seq = enqueue(std::move(op));
+    sh.overlay.insert_or_assign(key, Pending{seq, value});
+    if (value)
+      insert(sh, std::move(key), kind, std::move(value), bytes, now, false);
+    else
+      sh.lru.erase(key);
+  }
+
+  void degrade(const std::string& message) {
+    std::function<void(const std::string&)> call;
+    {
+      std::lock_guard lock(hook_mu);
+      if (failed) return;
+      failed = true;
+      failure = message;
+      degraded.store(true);
+      if (hook) {
+        hook_called = true;
+        call = hook;
+      }
+    }
+    if (call) call(message);
+  }
+
+  // ---- reads -----------------------------------------------------------------------
+
+  template <typename R>
+  std::shared_ptr<const R> decode(std::string_view v, std::uint32_t& used_s) {
+    auto r = std::make_shared<R>();
+    if (!codec::decode_value(v, *r, used_s)) return nullptr;
+    return r;
+  }
+
+  template <typename R>
+  Peeked<R> peek(const Key<R>& key) {
+    constexpr Kind kind = KindOf<R>::value;
+    // One key buffer per thread: no allocation on a hit once it has grown.
+    thread_local std::string buf;
+    buf.clear();
+    buf.push_back(static_cast<char>(kind));
+    codec::append_key(buf, key);
+    Shard& sh = shard_of(buf);
+    std::string error;
+    {
+      std::lock_guard lock(sh.mu);
+      std::shared_ptr<const void> v;
+      switch (known(sh, buf, v, true)) {
+        case Known::Value:
+          return {Where::Memory, std::static_pointer_cast<const R>(v)};
+        case Known::Absent:
+          return {};
+        case Known::Unknown:
+          break;
+      }
+      if (degraded.load()) return {};
+      try {
+        std::string value;
+        switch (kv.get(families[kind], disk_key(buf), value, KvStore::Tier::MemoryOnly)) {
+          case KvStore::Found::No:
+            return {};
+          case KvStore::Found::NotInMemory:
+            return {Where::OnDisk, nullptr};
+          case KvStore::Found::Yes:
+            break;
+        }
+        std::uint32_t used_s = 0;
+        auto r = decode<R>(value, used_s);
+        if (!r) return {};
+        insert(sh, buf, kind, r, record_bytes(*r), used_s, true);
+        return {Where::Memory, std::move(r)};
+      } catch (const std::exception& e) {
+        error = e.what();
+      }
+    }
+    degrade(error);
+    return {};
+  }
+
+  template <typename R>
+  std::shared_ptr<const R> load(const Key<R>& key) {
+    constexpr Kind kind = KindOf<R>::value;
+    const std::string mk = memory_key(kind, key);
+    Shard& sh = shard_of(mk);
+    constexpr int kAttempts = 3;
+    for (int attempt = 1;; ++attempt) {
+      std::uint64_t writes_before;
+      {
+        std::lock_guard lock(sh.mu);
+        std::shared_ptr<const void> v;
+        switch (known(sh, mk, v, true)) {
+          case Known::Value:
+            return std::static_pointer_cast<const R>(v);
+          case Known::Absent:
+            return nullptr;
+          case Known::Unknown:
+            break;
+        }
+        if (degraded.load()) return nullptr;
+        writes_before = sh.writes;
+      }
+      std::shared_ptr<const R> r;
+      std::uint32_t used_s = 0;
+      try {
+        std::string value;
+        if (kv.get(families[kind], disk_key(mk), value, KvStore::Tier::Any) == KvStore::Found::Yes)
+          r = decode<R>(value, used_s);
+      } catch (const std::exception& e) {
+        degrade(e.what());
+        return nullptr;
+      }
+      {
+        std::lock_guard lock(sh.mu);
+        if (sh.writes == writes_before) {
+          if (r) insert(sh, mk, kind, r, record_bytes(*r), used_s, true);
+          return r;
+        }
+      }
+      // A write hit the shard while reading: what was read may be older than it.
+      if (attempt == kAttempts) return r;  // a concurrent read; not kept in memory
+    }
+  }
+
+  // ---- writes ----------------------------------------------------------------------
+
+  template <typename R>
+  void put(const Key<R>& key, R value) {
+    constexpr Kind kind = KindOf<R>::value;
+    std::string mk = memory_key(kind, key);
+    const std::size_t bytes = record_bytes(value);
+    std::shared_ptr<const void> v = std::make_shared<const R>(std::move(value));
+    Shard& sh = shard_of(mk);
+    std::lock_guard lock(sh.mu);
+    change(sh, std::move(mk), kind, std::move(v), bytes);
+  }
+
+  template <typename R>
+  void update(const Key<R>& key, const std::function<std::optional<R>(const R* current)>& decide) {
+    constexpr Kind kind = KindOf<R>::value;
+    std::string mk = memory_key(kind, key);
+    Shard& sh = shard_of(mk);
+    std::lock_guard lock(sh.mu);
+    std::shared_ptr<const void> current;
+    if (known(sh, mk, current, false) != Known::Value) current.reset();
+    auto next = decide(static_cast<const R*>(current.get()));
+    if (!next) return;
+    const std::size_t bytes = record_bytes(*next);
+    change(sh, std::move(mk), kind, std::make_shared<const R>(std::move(*next)), bytes);
+  }
+
+  template <typename R>
+  void erase(const Key<R>& key) {
+    constexpr Kind kind = KindOf<R>::value;
+    std::string mk = memory_key(kind, key);
+    Shard& sh = shard_of(mk);
+    std::lock_guard lock(sh.mu);
+    change(sh, std::move(mk), kind, nullptr, 0);
+  }
+
+  /// Every record of every kind whose disk key is in [begin, end).
+  void erase_range(std::string begin, std::string end) {
+    {
+      std::lock_guard lock(queue_mu);
+      Op op;
+      op.type = Op::Range;
+      op.seq = ++last_seq;
+      op.key = begin;
+      op.end = end;
+      {
+        std::lock_guard rl(ranges_mu);
+        ranges.push_back({begin, end, op.seq});
+        pending_ranges.fetch_add(1);
+      }
+      queue.push_back(std::move(op));
+    }
+    queue_cv.notify_one();
+    for (auto& s : shards) {
+      std::lock_guard lock(s->mu);
+      ++s->writes;
+      s->lru.erase_if([&](const MemEntry& e) { return in_range(disk_key(e.key), begin, end); });
+    }
+  }
+
+  std::vector<nfs3::FileHandle> cached_children(const ObjectKey& dir) {
+    flush();
+    const std::string begin = codec::object_prefix(dir), end = codec::prefix_end(begin);
+    std::map<std::string, std::optional<nfs3::FileHandle>> found;  // disk key -> child
+    auto child_of = [](const LookupRecord* r) {
+      return r != nullptr && r->exists ? std::optional<nfs3::FileHandle>(r->child) : std::nullopt;
+    };
+    if (!degraded.load()) {
+      try {
+        kv.scan(families[kLookup], begin, end, [&](std::string_view k, std::string_view v) {
+          LookupRecord r;
+          std::uint32_t used_s;
+          if (codec::decode_value(v, r, used_s)) found[std::string(k)] = child_of(&r);
+          return true;
+        });
+      } catch (const std::exception& e) {
+        degrade(e.what());
+      }
+    }
+    // What is in memory is as new as the disk or newer.
+    for (auto& s : shards) {
+      std::lock_guard lock(s->mu);
+      for (const auto& [mk, p] : s->overlay) {
+        if (mk[0] != kLookup || !in_range(disk_key(mk), begin, end)) continue;
+        found[std::string(disk_key(mk))] =
+            p.seq > range_seq(mk) ? child_of(static_cast<const LookupRecord*>(p.value.get())) : std::nullopt;
+      }
+      s->lru.for_each([&](const MemEntry& e) {
+        if (e.kind == kLookup && in_range(disk_key(e.key), begin, end))
+          found[std::string(disk_key(e.key))] = child_of(static_cast<const LookupRecord*>(e.value.get()));
+      });
+    }
+    std::vector<nfs3::FileHandle> out;
+    for (auto& [k, child] : found)
+      if (child) out.push_back(*child);
+    return out;
+  }
+
+  void flush() {
+    std::unique_lock lock(queue_mu);
+    const auto target = last_seq;
+    done_cv.wait(lock, [&] { return written_seq >= target; });
+  }
+
+  void sweep_disk() {
+    flush();
+    std::unique_lock lock(queue_mu);
+    const auto target = ++sweeps_asked;
+    queue_cv.notify_one();
+    done_cv.wait(lock, [&] { return sweeps_done >= target; });
+  }
+
+  // ---- the writer thread -----------------------------------------------------------
+
+  void write_loop() {
+    std::unique_lock lock(queue_mu);
+    for (;;) {
+      queue_cv.wait_until(lock, next_sweep, [&] {
+        return stopping || !queue.empty() || sweeps_asked > sweeps_done ||
+               std::chrono::steady_clock::now() >= next_sweep;
+      });
+      if (!queue.empty()) {
+        std::vector<Op> ops;
+        const std::size_t n = std::min(queue.size(), kBatchOps);
+        ops.reserve(n);
+        for (std::size_t i = 0; i < n; ++i) {
+          ops.push_back(std::move(queue.front()));
+          queue.pop_front();
+        }
+        lock.unlock();
+        write(ops);
+        lock.lock();
+        written_seq = ops.back().seq;
+        done_cv.notify_all();
+        continue;
+      }
+      if (stopping) return;
+      const auto now = std::chrono::steady_clock::now();
+      if (sweeps_asked > sweeps_done || now >= next_sweep) {
+        const auto asked = sweeps_asked;
+        lock.unlock();
+        sweep();
+        lock.lock();
+        sweeps_done = asked;
+        next_sweep = std::chrono::steady_clock::now() + kSweepPeriod;
+        done_cv.notify_all();
+      }
+    }
+  }
+
+  void write(const std::vector<Op>& ops) {
+    if (!degraded.load()) {
+      try {
+        KvStore::Batch batch;
+        batch.changes.reserve(ops.size());
+        for (const auto& op : ops) {
+          switch (op.type) {
+            case Op::Put:
+            case Op::Touch:
+              batch.put(families[op.kind], disk_key(op.key), kEncode[op.kind](op.value.get(), op.used_s));
+              break;
+            case Op::Erase:
+              batch.erase(families[op.kind], disk_key(op.key));
+              break;
+            case Op::Range:
+              for (std::size_t k = 0; k < kKindCount; ++k) batch.erase_range(families[k], op.key, op.end);
+              break;
+          }
+        }
+        kv.write(batch, KvStore::Durability::Unsynced);
+      } catch (const std::exception& e) {
+        degrade(e.what());  // from now on the changes live in memory only
+      }
+    }
+    // Written (or dropped, degraded): the overlay entries of these very changes go.
+    bool had_range = false;
+    for (const auto& op : ops) {
+      if (op.type == Op::Range) {
+        had_range = true;
+        continue;
+      }
+      if (op.type == Op::Touch) continue;
+      Shard& sh = shard_of(op.key);
+      std::lock_guard lock(sh.mu);
+      if (auto it = sh.overlay.find(op.key); it != sh.overlay.end() && it->second.seq == op.seq)
+        sh.overlay.erase(it);
+    }
+    if (had_range) {
+      std::lock_guard lock(ranges_mu);
+      for (const auto& op : ops) {
+        if (op.type != Op::Range) continue;
+        auto it = std::find_if(ranges.begin(), ranges.end(), [&](const RangeTombstone& r) { return r.seq == op.seq; });
+        if (it != ranges.end()) {
+          ranges.erase(it);
+          pending_ranges.fetch_sub(1);
+        }
+      }
+    }
+  }
+
+  /// The disk budget sweep (writer thread).
+  void sweep() {
+    if (degraded.load()) return;
+    try {
+      std::uint64_t reported = 0;
+      for (auto f : families) reported += kv.usage(f).bytes;
+      const double share = budget.share_to_drop(reported, std::chrono::steady_clock::now());
+      if (share <= 0) return;
+
+      // Pass 1: record bytes by last-used minute.
+      std::map<std::uint32_t, std::uint64_t> by_minute;
+      std::uint64_t total = 0;
+      for (auto f : families) {
+        kv.scan(f, {}, {}, [&](std::string_view k, std::string_view v) {
+          const auto size = k.size() + v.size();
+          by_minute[codec::value_used_time(v).value_or(0) / 60] += size;
+          total += size;
+          return true;
+        });
+      }
+      const auto want = static_cast<std::uint64_t>(share * static_cast<double>(total));
+      const SweepCut cut = plan_sweep(by_minute, want);
+
+      // Pass 2: drop what is older than the cut, in batches.
+      std::uint64_t at_cutoff = 0, dropped_bytes = 0;
+      std::vector<std::pair<Kind, std::string>> chunk;
+      for (std::size_t k = 0; k < kKindCount; ++k) {
+        kv.scan(families[k], {}, {}, [&](std::string_view key, std::string_view v) {
+          const auto minute = codec::value_used_time(v).value_or(0) / 60;
+          const auto size = key.size() + v.size();
+          if (minute > cut.cutoff) return true;
+          if (minute == cut.cutoff) {
+            if (at_cutoff >= cut.at_cutoff) return true;
+            at_cutoff += size;
+          }
+          dropped_bytes += size;
+          chunk.emplace_back(static_cast<Kind>(k), std::string(key));
+          if (chunk.size() >= kSweepChunk) drop(chunk);
+          return true;
+        });
+      }
+      drop(chunk);
+      budget.swept(total == 0 ? 0.0 : static_cast<double>(dropped_bytes) / static_cast<double>(total),
+                   std::chrono::steady_clock::now());
+    } catch (const std::exception& e) {
+      degrade(e.what());
+    }
+  }
+
+  /// Erases swept records from disk and memory; a record served from memory since
+  /// it was last written is rewritten with the current time instead.
+  void drop(std::vector<std::pair<Kind, std::string>>& chunk) {
+    if (chunk.empty()) return;
+    const auto now = now_s();
+    KvStore::Batch batch;
+    std::uint64_t erased = 0;
+    std::string mk;
+    for (auto& [kind, key] : chunk) {
+      mk.assign(1, static_cast<char>(kind));
+      mk += key;
+      Shard& sh = shard_of(mk);
+      std::shared_ptr<const void> keep;
+      {
+        std::lock_guard lock(sh.mu);
+        if (sh.overlay.count(mk) != 0) continue;  // a newer write is on its way
+        if (auto* e = sh.lru.peek(mk); e != nullptr && e->touched) {
+          keep = e->value;
+          e->used_s = now;
+          e->touched = false;
+        } else {
+          if (e != nullptr) sh.lru.erase(mk);
+          ++sh.writes;
+        }
+      }
+      if (keep) {
+        batch.put(families[kind], key, kEncode[kind](keep.get(), now));
+      } else {
+        batch.erase(families[kind], key);
+        ++erased;
+      }
+    }
+    chunk.clear();
+    kv.write(batch, KvStore::Durability::Unsynced);
+    evicted_disk.fetch_add(erased);
+  }
+
+  // ---- state -----------------------------------------------------------------------
+
+  KvStore& kv;
+  MetadataStoreOptions options;
+  KvStore::Family families[kKindCount]{};
+  std::vector<std::unique_ptr<Shard>> shards;
+
+  std::mutex ranges_mu;  // after a shard's or the queue's lock
+  std::vector<RangeTombstone> ranges;
+  std::atomic<std::size_t> pending_ranges{0};
+
+  std::mutex queue_mu;  // after a shard's lock
+  std::condition_variable queue_cv, done_cv;
+  std::deque<Op> queue;
+  std::uint64_t last_seq = 0, written_seq = 0;
+  std::uint64_t sweeps_asked = 0, sweeps_done = 0;
+  std::chrono::steady_clock::time_point next_sweep;
+  bool stopping = false;
+  DiskBudget budget;  // writer thread only
+
+  std::atomic<bool> degraded{false};
+  std::atomic<std::uint64_t> evicted_memory{0}, evicted_disk{0};
+
+  std::mutex hook_mu;
+  std::function<void(const std::string&)> hook;
+  bool failed = false, hook_called = false;
+  std::string failure;
+
+  std::thread writer;
+  std::unique_ptr<DiskPool> pool;  // last: stopped first
+};
+
+MetadataStore::MetadataStore(KvStore& kv, MetadataStoreOptions options)
+    : impl_(std::make_unique<Impl>(kv, options)) {}
+
+MetadataStore::~MetadataStore() = default;
+
+template <typename R>
+MetadataStore::Peeked<R> MetadataStore::peek(const Key<R>& key) {
+  return impl_->peek<R>(key);
+}
+
+template <typename R>
+void MetadataStore::load(Key<R> key, std::function<void(std::shared_ptr<const R>)> done) {
+  impl_->pool->post([impl = impl_.get(), key = std::move(key), done = std::move(done)] {
+    done(impl->load<R>(key));
+  });
+}
+
+template <typename R>
+std::shared_ptr<const R> MetadataStore::get(const Key<R>& key) {
+  return impl_->load<R>(key);
+}
+
+template <typename R>
+void MetadataStore::put(const Key<R>& key, R value) {
+  impl_->put<R>(key, std::move(value));
+}
+
+template <typename R>
+void MetadataStore::update(const Key<R>& key, const std::function<std::optional<R>(const R* current)>& decide) {
+  impl_->update<R>(key, decide);
+}
+
+template <typename R>
+void MetadataStore::erase(const Key<R>& key) {
+  impl_->erase<R>(key);
+}
+
+void MetadataStore::erase_object(const ObjectKey& key) {
+  auto begin = codec::object_prefix(key);
+  auto end = codec::prefix_end(begin);
+  impl_->erase_range(std::move(begin), std::move(end));
+}
+
+void MetadataStore::erase_export(std::uint32_t export_id) {
+  auto begin = codec::export_prefix(export_id);
+  auto end = codec::prefix_end(begin);
+  impl_->erase_range(std::move(begin), std::move(end));
+}
+
+std::vector<nfs3::FileHandle> MetadataStore::cached_children(const ObjectKey& dir) {
+  return impl_->cached_children(dir);
+}
+
+void MetadataStore::flush() { impl_->flush(); }
+void MetadataStore::sweep_disk() { impl_->sweep_disk(); }
+
+StoreUsage MetadataStore::usage() const {
+  StoreUsage u;
+  u.tables.resize(kKindCount);
+  for (std::size_t k = 0; k < kKindCount; ++k) u.tables[k].name = kKindNames[k];
+  for (auto& s : impl_->shards) {
+    std::lock_guard lock(s->mu);
+    const auto& c = s->lru.counts();
+    for (std::size_t k = 0; k < kKindCount; ++k) {
+      u.tables[k].memory_entries += c[k].entries;
+      u.tables[k].memory_bytes += c[k].bytes;
+    }
+  }
+  u.degraded = impl_->degraded.load();
+  if (!u.degraded) {
+    try {
+      for (std::size_t k = 0; k < kKindCount; ++k) {
+        auto d = impl_->kv.usage(impl_->families[k]);
+        u.tables[k].disk_entries = d.keys;
+        u.tables[k].disk_bytes = d.bytes;
+      }
+    } catch (const std::exception& e) {
+      impl_->degrade(e.what());
+      u.degraded = true;
+    }
+  }
+  u.evicted_memory = impl_->evicted_memory.load();
+  u.evicted_disk = impl_->evicted_disk.load();
+  return u;
+}
+
+void MetadataStore::on_disk_error(std::function<void(const std::string&)> hook) {
+  // A failure before the hook was set is reported now, still only once.
+  std::string message;
+  {
+    std::lock_guard lock(impl_->hook_mu);
+    impl_->hook = hook;
+    if (!impl_->failed || impl_->hook_called || !hook) return;
+    impl_->hook_called = true;
+    message = impl_->failure;
+  }
+  hook(message);
+}
+
+#define NFSGW_METADATA_RECORD(R)                                                                         \
+  template MetadataStore::Peeked<R> MetadataStore::peek<R>(const Key<R>&);                             \
+  template void MetadataStore::load<R>(Key<R>, std::function<void(std::shared_ptr<const R>)>);         \
+  template std::shared_ptr<const R> MetadataStore::get<R>(const Key<R>&);                              \
+  template void MetadataStore::put<R>(const Key<R>&, R);                                               \
+  template void MetadataStore::update<R>(const Key<R>&,                                                \
+                                         const std::function<std::optional<R>(const R* current)>&);    \
+  template void MetadataStore::erase<R>(const Key<R>&);
+
+NFSGW_METADATA_RECORD(AttrRecord)
+NFSGW_METADATA_RECORD(LookupRecord)
+NFSGW_METADATA_RECORD(ListingRecord)
+NFSGW_METADATA_RECORD(LinkRecord)
+NFSGW_METADATA_RECORD(AccessRecord)
+NFSGW_METADATA_RECORD(FsRecord)
+#undef NFSGW_METADATA_RECORD
+
+}  // namespace nfsgw::cache

@@ -1,0 +1,70 @@
+// A KvStore wrapper for the metadata store tests: it can hold writes back (a
+// closed gate), fail like a dying disk, and pretend its memory tier is cold.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+
+#include "cache/kv_store.h"
+
+namespace nfsgw::cache::testing {
+
+class ControlledStore final : public KvStore {
+ public:
+  explicit ControlledStore(std::unique_ptr<KvStore> inner) : inner_(std::move(inner)) {}
+
+  /// Writes wait while the gate is closed.
+  void close_gate() {
+    std::lock_guard lock(mu_);
+    open_ = false;
+  }
+  void open_gate() {
+    {
+      std::lock_guard lock(mu_);
+      open_ = true;
+    }
+    cv_.notify_all();
+  }
+  std::atomic<bool> fail_writes{false}, fail_reads{false};
+  /// MemoryOnly reads answer NotInMemory for what the store has.
+  std::atomic<bool> cold{false};
+  std::atomic<int> writes{0}, memory_gets{0}, disk_gets{0};
+
+  KvStore& inner() { return *inner_; }
+
+  using KvStore::get;
+  Family family(std::string_view name) const override { return inner_->family(name); }
+  Found get(Family f, std::string_view key, std::string& value, Tier tier) override {
+    (tier == Tier::MemoryOnly ? memory_gets : disk_gets)++;
+    if (fail_reads) throw std::runtime_error("injected read error: disk gone");
+    auto found = inner_->get(f, key, value, tier);
+    if (found == Found::Yes && tier == Tier::MemoryOnly && cold) return Found::NotInMemory;
+    return found;
+  }
+  void write(const Batch& batch, Durability durability) override {
+    {
+      std::unique_lock lock(mu_);
+      cv_.wait(lock, [&] { return open_; });
+    }
+    if (fail_writes) throw std::runtime_error("injected write error: disk gone");
+    ++writes;
+    inner_->write(batch, durability);
+  }
+  void scan(Family f, std::string_view begin, std::string_view end,
+            const std::function<bool(std::string_view, std::string_view)>& visit) override {
+    if (fail_reads) throw std::runtime_error("injected scan error: disk gone");
+    inner_->scan(f, begin, end, visit);
+  }
+  FamilyUsage usage(Family f) override { return inner_->usage(f); }
+
+ private:
+  std::unique_ptr<KvStore> inner_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool open_ = true;
+};
+
+}  // namespace nfsgw::cache::testing
