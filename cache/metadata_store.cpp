@@ -16,6 +16,14 @@
 //   has. peek reads RocksDB's memory tier under the shard lock, so nothing can
 //   change in between; load reads files without the lock and keeps what it read
 //   only when no write hit the shard meanwhile (the shard's write counter).
+// - Disk order approximates LRU without a write per hit: each stored value carries
+//   its last-used second; a record served from memory is marked, and rewritten
+//   with the current time when it leaves the memory layer if its stored time is
+//   over a minute old. The sweep (writer thread, every 30 s or on request) drops
+//   the oldest records until ~25% under the budget; a marked record it meets in
+//   memory is rewritten with the current time instead of dropped.
+// - A KvStore exception degrades the store for good: the hook hears of it once,
+//   reads stop at memory and overlay, the writer drops what it is given.
 #include "cache/metadata_store.h"
 
 #include <algorithm>
@@ -295,7 +303,7 @@ struct MetadataStore::Impl {
       std::shared_ptr<const void> v;
       switch (known(sh, buf, v, true)) {
         case Known::Value:
-          return {Where::Memory, std::static_pointer_cast<const R>(v)};
+          return {Where::Memory, std::static_pointer_cast<const R>(std::move(v))};
         case Known::Absent:
           return {};
         case Known::Unknown:
@@ -338,7 +346,7 @@ struct MetadataStore::Impl {
         std::shared_ptr<const void> v;
         switch (known(sh, mk, v, true)) {
           case Known::Value:
-            return std::static_pointer_cast<const R>(v);
+            return std::static_pointer_cast<const R>(std::move(v));
           case Known::Absent:
             return nullptr;
           case Known::Unknown:
@@ -541,6 +549,8 @@ struct MetadataStore::Impl {
         kv.write(batch, KvStore::Durability::Unsynced);
       } catch (const std::exception& e) {
         degrade(e.what());  // from now on the changes live in memory only
+      } catch (...) {
+        degrade("unknown error writing the metadata cache");
       }
     }
     // Written (or dropped, degraded): the overlay entries of these very changes go.
@@ -615,6 +625,8 @@ struct MetadataStore::Impl {
                    std::chrono::steady_clock::now());
     } catch (const std::exception& e) {
       degrade(e.what());
+    } catch (...) {
+      degrade("unknown error sweeping the metadata cache");
     }
   }
 
@@ -700,7 +712,13 @@ MetadataStore::Peeked<R> MetadataStore::peek(const Key<R>& key) {
 template <typename R>
 void MetadataStore::load(Key<R> key, std::function<void(std::shared_ptr<const R>)> done) {
   impl_->pool->post([impl = impl_.get(), key = std::move(key), done = std::move(done)] {
-    done(impl->load<R>(key));
+    std::shared_ptr<const R> r;
+    try {
+      r = impl->load<R>(key);
+    } catch (...) {
+      // Out of memory decoding, say: a miss. `done` is always called.
+    }
+    done(std::move(r));
   });
 }
 
