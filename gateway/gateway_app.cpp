@@ -5,9 +5,14 @@
 
 #include <spdlog/spdlog.h>
 
+#include "cache/export_roots.h"
 #include "cache/handle_codec.h"
 #include "cache/kv_store.h"
+#include "cache/metadata_store.h"
+#include "gateway/admin/admin_server.h"
+#include "gateway/cache_admin.h"
 #include "gateway/handle_translator.h"
+#include "gateway/metacache/metadata_cache.h"
 #include "gateway/mount_program.h"
 #include "gateway/rpc/dispatcher.h"
 #include "gateway/rpc/mount_procedures.h"
@@ -16,47 +21,97 @@
 #include "gateway/server/rpc_server.h"
 #include "gateway/upstream/forwarder.h"
 
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+
 namespace nfsgw {
 
 namespace asio = boost::asio;
 
 struct GatewayApp::Parts {
-  std::unique_ptr<cache::KvStore> handle_store;
+  // One RocksDB database: the handle map and export roots (default family,
+  // synced) and the metadata cache's families (unsynced, evictable).
+  std::unique_ptr<cache::KvStore> db;
+  std::optional<cache::MetadataStore> metadata;
+  std::optional<cache::ExportRoots> roots;
   std::optional<cache::HandleCodec> codec;
   std::vector<std::unique_ptr<upstream::Forwarder>> forwarders;
+  std::vector<std::unique_ptr<metacache::MetadataCache>> caches;
   std::optional<HandleTranslator> translator;
   std::optional<MountProgram> mount;
+  std::optional<CacheAdmin> cache_admin;
+  std::optional<admin::AdminServer> admin;
   rpc::Dispatcher dispatcher;
   std::optional<server::RpcServer> server;
   std::optional<RpcbindRegistration> rpcbind;
 };
 
+namespace {
+
+const char* consistency_name(cache::Consistency c) {
+  return c == cache::Consistency::Ttl ? "ttl" : c == cache::Consistency::Strict ? "strict" : "immutable";
+}
+
+}  // namespace
+
 GatewayApp::GatewayApp(config::Config cfg)
     : cfg_(std::move(cfg)), parts_(std::make_unique<Parts>()) {
   Parts& p = *parts_;
   std::filesystem::create_directories(cfg_.cache.dir);
-  p.handle_store = cache::open_rocksdb_store(cfg_.cache.dir + "/handles", cfg_.cache.memory_mb);
-  p.codec.emplace(cache::load_or_create_secret(cfg_.cache.secret_file), *p.handle_store);
+  // memory_mb is shared: half for the metadata cache's own hot set, half for
+  // RocksDB's block cache (which also holds the memtables).
+  const unsigned memory_mb = cfg_.cache.memory_mb;
+  p.db = cache::open_rocksdb_store(cfg_.cache.dir + "/db", std::max(8u, memory_mb / 2),
+                                   cache::metadata_families());
+  cache::MetadataStoreOptions mopts;
+  mopts.memory_bytes = static_cast<std::size_t>(memory_mb / 2) << 20;
+  mopts.disk_bytes = static_cast<std::uint64_t>(cfg_.cache.metadata_max_gb) << 30;
+  p.metadata.emplace(*p.db, mopts);
+  p.metadata->on_disk_error([](const std::string& msg) {
+    spdlog::error("metadata cache disk failed; serving from memory and the origin from now on: {}", msg);
+  });
+  p.roots.emplace(*p.db);
+  p.codec.emplace(cache::load_or_create_secret(cfg_.cache.secret_file), *p.db);
 
-  // One layer stack per export; today: translator -> forwarder. The caching layers
-  // will slot in between, each switchable by configuration.
+  // One layer stack per export: translator -> [metadata cache] -> forwarder.
   std::vector<ExportRoute> routes;
+  std::vector<CacheAdmin::Export> admin_exports;
   for (const auto& e : cfg_.exports) {
     auto& fwd = p.forwarders.emplace_back(std::make_unique<upstream::Forwarder>(io_, e));
     upstream::Forwarder* f = fwd.get();
-    routes.push_back(ExportRoute{&e, f, [f] { return f->root_handle(); }});
-    spdlog::info("export {} -> {} ({}, squash {}, {} upstream connections)", e.path,
+    Nfs3Program* top = f;
+    metacache::MetadataCache* mc = nullptr;
+    if (e.coherency.enabled) {
+      p.caches.push_back(std::make_unique<metacache::MetadataCache>(*f, *p.metadata, e.id, e.coherency,
+                                                                    cache::wall_clock()));
+      mc = p.caches.back().get();
+      top = mc;
+    }
+    // The root handle the origin gave last time answers at once, so that a
+    // restarted nfsgw serves its cache before (or without) the origin's MNT.
+    std::optional<nfs3::FileHandle> stored = p.roots->load(e.id);
+    routes.push_back(ExportRoute{&e, top, [f, stored]() -> Awaitable<nfs3::FileHandle> {
+                                   if (stored) co_return *stored;
+                                   co_return co_await f->root_handle();
+                                 }});
+    cache::ExportRoots* roots = &*p.roots;
+    const std::uint32_t id = e.id;
+    admin_exports.push_back(CacheAdmin::Export{&e, mc, [roots, id] { return roots->load(id); }});
+    spdlog::info("export {} -> {} ({}, squash {}, {} upstream connections, metadata cache {})", e.path,
                  e.origin.text, e.access == config::Access::ReadOnly ? "ro" : "rw",
                  e.squash == config::Squash::None   ? "none"
                  : e.squash == config::Squash::Root ? "root"
                                                     : "all",
-                 e.upstream_connections);
+                 e.upstream_connections, e.coherency.enabled ? consistency_name(e.coherency.consistency) : "off");
   }
   p.translator.emplace(*p.codec, routes);
   p.mount.emplace(cfg_.exports, *p.codec, *p.translator);
   p.dispatcher.add(rpc::make_nfs3_table(*p.translator));
   p.dispatcher.add(rpc::make_mount3_table(*p.mount));
   p.dispatcher.add(rpc::make_mount1_table(*p.mount));
+  p.cache_admin.emplace(*p.metadata, std::move(admin_exports));
+  p.admin.emplace(io_, admin::admin_socket_path(cfg_.cache.dir), *p.cache_admin);
+  p.admin->start();
 
   server::ConnectionLimits limits;
   limits.max_record_bytes = cfg_.server.max_record_bytes;
@@ -75,6 +130,27 @@ GatewayApp::~GatewayApp() {
 
 void GatewayApp::run(bool handle_signals) {
   for (auto& f : parts_->forwarders) f->start();
+  // Keep each export's root handle once the origin has answered MNT.
+  for (std::size_t i = 0; i < parts_->forwarders.size(); ++i) {
+    upstream::Forwarder* f = parts_->forwarders[i].get();
+    const config::ExportConfig& e = cfg_.exports[i];
+    cache::ExportRoots* roots = &*parts_->roots;
+    asio::co_spawn(
+        io_,
+        [f, &e, roots]() -> Awaitable<void> {
+          nfs3::FileHandle root = co_await f->root_handle();
+          if (root.empty()) co_return;  // stopped
+          try {
+            auto old = roots->load(e.id);
+            if (old && !(*old == root))
+              spdlog::warn("export {}: the origin's root handle changed; kept for the next start of nfsgw", e.path);
+            roots->save(e.id, root);
+          } catch (const std::exception& ex) {
+            spdlog::error("export {}: cannot keep the root handle: {}", e.path, ex.what());
+          }
+        },
+        asio::detached);
+  }
   std::optional<asio::signal_set> signals;
   if (handle_signals) {
     signals.emplace(io_, SIGINT, SIGTERM);
@@ -96,6 +172,7 @@ void GatewayApp::run(bool handle_signals) {
 
 void GatewayApp::stop() {
   asio::post(io_, [this] {
+    parts_->admin->stop();
     parts_->server->stop();
     for (auto& f : parts_->forwarders) f->stop();
     io_.stop();

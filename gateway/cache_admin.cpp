@@ -1,0 +1,73 @@
+#include "gateway/cache_admin.h"
+
+#include <stdexcept>
+
+namespace nfsgw {
+namespace {
+
+const char* consistency_name(cache::Consistency c) {
+  switch (c) {
+    case cache::Consistency::Ttl: return "ttl";
+    case cache::Consistency::Strict: return "strict";
+    case cache::Consistency::Immutable: return "immutable";
+  }
+  return "?";
+}
+
+std::vector<std::string> components(const std::string& subpath) {
+  std::vector<std::string> out;
+  std::size_t pos = 0;
+  while (pos < subpath.size()) {
+    if (subpath[pos] == '/') {
+      ++pos;
+      continue;
+    }
+    const auto next = subpath.find('/', pos);
+    out.push_back(subpath.substr(pos, next == std::string::npos ? std::string::npos : next - pos));
+    pos = next == std::string::npos ? subpath.size() : next;
+  }
+  return out;
+}
+
+}  // namespace
+
+metacache::Report CacheAdmin::report() {
+  metacache::Report r;
+  for (const auto& e : exports_) {
+    metacache::ExportReport x;
+    x.path = e.config->path;
+    x.cache_enabled = e.cache != nullptr;
+    x.consistency = consistency_name(e.config->coherency.consistency);
+    if (e.cache) {
+      for (std::uint32_t p = 0; p < nfs3::kProcCount; ++p)
+        x.procs[p] = e.cache->counters().get(static_cast<nfs3::Proc>(p));
+    }
+    r.exports.push_back(std::move(x));
+  }
+  r.store = store_.usage();
+  return r;
+}
+
+std::string CacheAdmin::invalidate(const std::string& export_path, const std::string& subpath,
+                                   bool recursive) {
+  for (const auto& e : exports_) {
+    if (e.config->path != export_path) continue;
+    if (!e.cache) throw std::invalid_argument("export " + export_path + " has metadata_cache = false: nothing is cached");
+    const auto root = e.root();
+    if (!root) {
+      // Nothing can have been cached for an export whose root was never known.
+      return "nothing cached for " + export_path + " yet";
+    }
+    const auto dropped = e.cache->invalidate(*root, components(subpath), recursive);
+    const std::string where = export_path + subpath;
+    if (!dropped) throw std::invalid_argument(where + " is not in the cache (nothing to drop)");
+    if (subpath.empty() && recursive) return "dropped every entry of " + where;
+    return "dropped the entries of " + std::to_string(*dropped) + " object" + (*dropped == 1 ? "" : "s") +
+           " under " + where;
+  }
+  std::string known;
+  for (const auto& e : exports_) known += (known.empty() ? "" : ", ") + e.config->path;
+  throw std::invalid_argument("no export " + export_path + "; exports: " + known);
+}
+
+}  // namespace nfsgw

@@ -1,0 +1,38 @@
+// The running gateway's answers to the admin socket (`nfsgw stats`,
+// `nfsgw invalidate`), over each export's metadata cache.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cache/metadata_store.h"
+#include "config/config.h"
+#include "gateway/admin/admin_commands.h"
+#include "gateway/metacache/metadata_cache.h"
+
+namespace nfsgw {
+
+class CacheAdmin final : public admin::AdminCommands {
+ public:
+  struct Export {
+    const config::ExportConfig* config = nullptr;
+    metacache::MetadataCache* cache = nullptr;  // null: metadata_cache = false
+    /// The origin's root handle of the export when known (stored or answered).
+    std::function<std::optional<nfs3::FileHandle>()> root;
+  };
+
+  CacheAdmin(cache::MetadataStore& store, std::vector<Export> exports)
+      : store_(store), exports_(std::move(exports)) {}
+
+  metacache::Report report() override;
+  std::string invalidate(const std::string& export_path, const std::string& subpath,
+                         bool recursive) override;
+
+ private:
+  cache::MetadataStore& store_;
+  std::vector<Export> exports_;
+};
+
+}  // namespace nfsgw

@@ -1,0 +1,57 @@
+// What the metadata cache counts, per export and procedure, and what
+// `nfsgw stats` prints. Counters are relaxed atomics: bumped on the hot path,
+// read rarely.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cache/metadata_store.h"
+#include "protocol/nfs3_types.h"
+
+namespace nfsgw::metacache {
+
+/// One procedure of one export.
+struct ProcCounts {
+  std::uint64_t calls = 0;          // calls that reached the cache layer
+  std::uint64_t hits = 0;           // answered from the cache, no origin call
+  std::uint64_t misses = 0;         // not (usably) cached: asked the origin
+  std::uint64_t revalidations = 0;  // a window ended: one GETATTR asked, entry kept
+  std::uint64_t origin_calls = 0;   // calls this layer sent to the origin
+};
+
+/// The live counters of one export.
+class ExportCounters {
+ public:
+  enum Field { Calls, Hits, Misses, Revalidations, OriginCalls, kFields };
+  void add(nfs3::Proc proc, Field f, std::uint64_t n = 1) {
+    counts_[static_cast<std::size_t>(proc)][f].fetch_add(n, std::memory_order_relaxed);
+  }
+  ProcCounts get(nfs3::Proc proc) const {
+    const auto& c = counts_[static_cast<std::size_t>(proc)];
+    return {c[Calls].load(std::memory_order_relaxed), c[Hits].load(std::memory_order_relaxed),
+            c[Misses].load(std::memory_order_relaxed), c[Revalidations].load(std::memory_order_relaxed),
+            c[OriginCalls].load(std::memory_order_relaxed)};
+  }
+
+ private:
+  std::array<std::array<std::atomic<std::uint64_t>, kFields>, nfs3::kProcCount> counts_{};
+};
+
+/// A snapshot of one export, for `nfsgw stats`.
+struct ExportReport {
+  std::string path;            // as clients mount it
+  bool cache_enabled = false;  // metadata_cache = true
+  std::string consistency;     // "ttl", "strict", "immutable"
+  std::array<ProcCounts, nfs3::kProcCount> procs{};
+};
+
+struct Report {
+  std::vector<ExportReport> exports;
+  cache::StoreUsage store;
+};
+
+}  // namespace nfsgw::metacache

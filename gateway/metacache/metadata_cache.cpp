@@ -1,0 +1,292 @@
+// The metadata cache: attributes, ACCESS, READLINK, LOOKUP, and the calls it only
+// learns from (READ, WRITE, COMMIT, SETATTR).
+#include "gateway/metacache/metadata_cache.h"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/this_coro.hpp>
+
+#include "gateway/metacache/store_await.h"
+
+namespace nfsgw::metacache {
+
+using nfs3::Proc;
+using nfs3::Status;
+
+namespace {
+
+std::string handle_key(char kind, const nfs3::FileHandle& fh) {
+  std::string k(1, kind);
+  k.append(reinterpret_cast<const char*>(fh.bytes.data()), fh.len);
+  return k;
+}
+
+std::string cred_key(const Credentials& c) {
+  std::string k = std::to_string(c.uid) + ":" + std::to_string(c.gid);
+  for (auto g : c.gids) k += "," + std::to_string(g);
+  return k;
+}
+
+/// The origin says the object is gone: what depended on it must go too.
+bool gone(Status s) { return s == Status::Stale || s == Status::NoEnt || s == Status::BadHandle; }
+
+}  // namespace
+
+MetadataCache::MetadataCache(Nfs3Program& next, cache::MetadataStore& store, std::uint32_t export_id,
+                             const cache::CoherencySettings& settings, const cache::Clock& clock)
+    : next_(next),
+      store_(store),
+      export_id_(export_id),
+      settings_(settings),
+      windows_(settings_, clock),
+      seq_(clock.now_ms()),
+      attrs_(store, windows_, export_id, seq_),
+      perms_(store, windows_, export_id) {}
+
+Awaitable<void> MetadataCache::null(const CallContext& ctx) { return next_.null(ctx); }
+
+// ---- attributes ---------------------------------------------------------------
+
+Awaitable<MetadataCache::Fresh> MetadataCache::origin_getattr(const CallContext& ctx,
+                                                               const nfs3::FileHandle& fh, Proc for_proc) {
+  auto fetch = [&]() -> Awaitable<Fresh> {
+    const std::uint64_t seq = attrs_.next_seq();
+    const AttrPtr before = attrs_.in_memory(fh);
+    count(for_proc, ExportCounters::OriginCalls);
+    nfs3::GetattrArgs args{fh};
+    nfs3::GetattrRes r = co_await next_.getattr(ctx, std::move(args));
+    if (r.status != Status::Ok) {
+      if (!r.gateway_status && gone(r.status)) store_.erase_object(key(fh));
+      co_return Fresh{r.status, r.gateway_status, nullptr};
+    }
+    AttrPtr rec = co_await attrs_.learn(fh, r.attributes, seq);
+    if (before && rec && before->gen == rec->gen) count(for_proc, ExportCounters::Revalidations);
+    co_return Fresh{Status::Ok, false, rec};
+  };
+  std::string flight = handle_key('g', fh);
+  co_return co_await getattr_flights_.run(std::move(flight), fetch);
+}
+
+Awaitable<MetadataCache::Fresh> MetadataCache::fresh_attr(const CallContext& ctx, const nfs3::FileHandle& fh,
+                                                           Proc for_proc, bool force_origin) {
+  if (!force_origin) {
+    AttrPtr rec = co_await attrs_.cached(fh);
+    if (rec && windows_.fresh(rec->expires)) co_return Fresh{Status::Ok, false, rec};
+  }
+  co_return co_await origin_getattr(ctx, fh, for_proc);
+}
+
+Awaitable<nfs3::GetattrRes> MetadataCache::getattr(const CallContext& ctx, nfs3::GetattrArgs args) {
+  count(Proc::Getattr, ExportCounters::Calls);
+  const std::uint64_t before = counters_.get(Proc::Getattr).origin_calls;
+  Fresh f = co_await fresh_attr(ctx, args.object, Proc::Getattr, windows_.strict());
+  const bool asked = counters_.get(Proc::Getattr).origin_calls != before;
+  nfs3::GetattrRes res;
+  if (!f.attr) {
+    res.status = f.status;
+    res.gateway_status = f.gateway_status;
+  } else {
+    res.attributes = f.attr->attr;
+  }
+  count(Proc::Getattr, asked ? ExportCounters::Misses : ExportCounters::Hits);
+  co_return res;
+}
+
+Awaitable<nfs3::SetattrRes> MetadataCache::setattr(const CallContext& ctx, nfs3::SetattrArgs args) {
+  count(Proc::Setattr, ExportCounters::Calls);
+  count(Proc::Setattr, ExportCounters::OriginCalls);
+  const nfs3::FileHandle fh = args.object;
+  const std::uint64_t seq = attrs_.next_seq();
+  nfs3::SetattrRes res = co_await next_.setattr(ctx, std::move(args));
+  if (!res.gateway_status) co_await learn_wcc(fh, res.obj_wcc, seq);
+  co_return res;
+}
+
+// ---- ACCESS -------------------------------------------------------------------
+
+Awaitable<void> MetadataCache::learn_access(CallContext ctx, nfs3::FileHandle fh) {
+  auto fetch = [&]() -> Awaitable<bool> {
+    const std::uint64_t seq = attrs_.next_seq();
+    const std::uint32_t all = nfs3::access::Read | nfs3::access::Lookup | nfs3::access::Modify |
+                              nfs3::access::Extend | nfs3::access::Delete | nfs3::access::Execute;
+    count(Proc::Access, ExportCounters::OriginCalls);
+    nfs3::AccessArgs args{fh, all};
+    nfs3::AccessRes r = co_await next_.access(ctx, std::move(args));
+    if (r.gateway_status || !r.obj_attributes) co_return false;
+    AttrPtr rec = co_await attrs_.learn(fh, *r.obj_attributes, seq);
+    if (r.status == Status::Ok && describes(rec, *r.obj_attributes))
+      perms_.learn(ctx.cred, fh, *r.obj_attributes, all, r.access);
+    co_return r.status == Status::Ok;
+  };
+  std::string flight = handle_key('a', fh) + cred_key(ctx.cred);
+  co_await access_flights_.run(std::move(flight), fetch);
+}
+
+Awaitable<void> MetadataCache::learn_access_later(const CallContext& ctx, const nfs3::FileHandle& fh) {
+  // Learnt in the background: the call that found the permission unknown goes to
+  // the origin meanwhile, and the next one finds it known.
+  auto ex = co_await boost::asio::this_coro::executor;
+  boost::asio::co_spawn(ex, learn_access(ctx, fh), boost::asio::detached);
+}
+
+Awaitable<nfs3::AccessRes> MetadataCache::access(const CallContext& ctx, nfs3::AccessArgs args) {
+  count(Proc::Access, ExportCounters::Calls);
+  if (!windows_.strict()) {
+    Fresh f = co_await fresh_attr(ctx, args.object, Proc::Access, false);
+    if (f.attr) {
+      if (auto granted = co_await perms_.answer(ctx.cred, args.object, f.attr->attr, args.access)) {
+        count(Proc::Access, ExportCounters::Hits);
+        nfs3::AccessRes res;
+        res.obj_attributes = f.attr->attr;
+        res.access = *granted;
+        co_return res;
+      }
+    }
+  }
+  count(Proc::Access, ExportCounters::Misses);
+  count(Proc::Access, ExportCounters::OriginCalls);
+  const nfs3::FileHandle fh = args.object;
+  const std::uint32_t asked = args.access;
+  const std::uint64_t seq = attrs_.next_seq();
+  nfs3::AccessRes res = co_await next_.access(ctx, std::move(args));
+  if (!res.gateway_status && res.obj_attributes) {
+    AttrPtr rec = co_await attrs_.learn(fh, *res.obj_attributes, seq);
+    if (res.status == Status::Ok && describes(rec, *res.obj_attributes))
+      perms_.learn(ctx.cred, fh, *res.obj_attributes, asked, res.access);
+  }
+  co_return res;
+}
+
+// ---- READLINK -----------------------------------------------------------------
+
+Awaitable<nfs3::ReadlinkRes> MetadataCache::readlink(const CallContext& ctx, nfs3::ReadlinkArgs args) {
+  count(Proc::Readlink, ExportCounters::Calls);
+  const nfs3::FileHandle fh = args.symlink;
+  Fresh f = co_await fresh_attr(ctx, fh, Proc::Readlink, windows_.strict());
+  if (f.attr && f.attr->attr.type == nfs3::FileType::Lnk) {
+    auto link = co_await find<cache::LinkRecord>(store_, key(fh));
+    if (link && link->link == cache::Stamp::of(f.attr->attr)) {
+      const Permit p = co_await perms_.check(ctx.cred, fh, f.attr->attr, nfs3::access::Read);
+      if (p == Permit::Yes) {
+        count(Proc::Readlink, ExportCounters::Hits);
+        nfs3::ReadlinkRes res;
+        res.symlink_attributes = f.attr->attr;
+        res.data = link->target;
+        co_return res;
+      }
+      if (p == Permit::Unknown) co_await learn_access_later(ctx, fh);
+    }
+  }
+  count(Proc::Readlink, ExportCounters::Misses);
+  count(Proc::Readlink, ExportCounters::OriginCalls);
+  const std::uint64_t seq = attrs_.next_seq();
+  nfs3::ReadlinkRes res = co_await next_.readlink(ctx, std::move(args));
+  if (!res.gateway_status && res.symlink_attributes) {
+    AttrPtr rec = co_await attrs_.learn(fh, *res.symlink_attributes, seq);
+    if (res.status == Status::Ok && describes(rec, *res.symlink_attributes))
+      store_.put<cache::LinkRecord>(key(fh), cache::LinkRecord{cache::Stamp::of(rec->attr), res.data});
+  } else if (!res.gateway_status && gone(res.status)) {
+    store_.erase_object(key(fh));
+  }
+  co_return res;
+}
+
+// ---- LOOKUP -------------------------------------------------------------------
+
+Awaitable<nfs3::LookupRes> MetadataCache::lookup(const CallContext& ctx, nfs3::LookupArgs args) {
+  count(Proc::Lookup, ExportCounters::Calls);
+  const nfs3::FileHandle dir = args.what.dir;
+  const std::string name = args.what.name;
+  Fresh d = co_await fresh_attr(ctx, dir, Proc::Lookup, windows_.strict());
+  if (d.attr && d.attr->attr.type == nfs3::FileType::Dir) {
+    auto rec = co_await find<cache::LookupRecord>(store_, name_key(dir, name));
+    if (rec && rec->dir_gen == d.attr->gen && (rec->exists || windows_.fresh(rec->expires))) {
+      const Permit p = co_await perms_.check(ctx.cred, dir, d.attr->attr, nfs3::access::Lookup);
+      if (p == Permit::Unknown) co_await learn_access_later(ctx, dir);
+      if (p == Permit::Yes && !rec->exists) {
+        count(Proc::Lookup, ExportCounters::Hits);
+        nfs3::LookupRes res;
+        res.status = Status::NoEnt;
+        res.dir_attributes = d.attr->attr;
+        co_return res;
+      }
+      if (p == Permit::Yes) {
+        // The child's attributes come with the answer: revalidated when their
+        // window ended (strict: left out, the client asks GETATTR itself).
+        AttrPtr child;
+        if (windows_.strict()) {
+          child = attrs_.in_memory(rec->child);
+          if (child && !windows_.fresh(child->expires)) child = nullptr;
+        } else {
+          Fresh c = co_await fresh_attr(ctx, rec->child, Proc::Lookup, false);
+          child = c.attr;
+          if (!c.attr && !c.gateway_status && gone(c.status)) store_.erase<cache::LookupRecord>(name_key(dir, name));
+        }
+        if (child || windows_.strict()) {
+          count(Proc::Lookup, ExportCounters::Hits);
+          nfs3::LookupRes res;
+          res.object = rec->child;
+          if (child) res.obj_attributes = child->attr;
+          res.dir_attributes = d.attr->attr;
+          co_return res;
+        }
+      }
+    }
+  }
+  count(Proc::Lookup, ExportCounters::Misses);
+  auto fetch = [&]() -> Awaitable<nfs3::LookupRes> {
+    const std::uint64_t seq = attrs_.next_seq();
+    count(Proc::Lookup, ExportCounters::OriginCalls);
+    // Named: GCC 12 destroys a braced temporary inside a co_await expression twice.
+    nfs3::LookupArgs forwarded{nfs3::DirOpArgs{dir, name}};
+    nfs3::LookupRes res = co_await next_.lookup(ctx, std::move(forwarded));
+    if (res.gateway_status) co_return res;
+    AttrPtr drec;
+    if (res.dir_attributes) drec = co_await attrs_.learn(dir, *res.dir_attributes, seq);
+    // Only an answer that is the newest word on the directory may be kept.
+    const bool current = res.dir_attributes && describes(drec, *res.dir_attributes);
+    if (res.status == Status::Ok) {
+      co_await attrs_.learn(res.object, res.obj_attributes, seq);
+      if (current)
+        store_.put<cache::LookupRecord>(name_key(dir, name),
+                                        cache::LookupRecord{true, res.object, drec->gen, cache::kNever});
+    } else if (res.status == Status::NoEnt) {
+      if (current)
+        store_.put<cache::LookupRecord>(
+            name_key(dir, name), cache::LookupRecord{false, {}, drec->gen, windows_.negative_expiry()});
+    } else if (gone(res.status)) {
+      store_.erase_object(key(dir));
+    }
+    co_return res;
+  };
+  std::string flight = handle_key('l', dir) + '/' + name + '/' + cred_key(ctx.cred);
+  co_return co_await lookup_flights_.run(std::move(flight), fetch);
+}
+
+// ---- calls that only teach ----------------------------------------------------
+
+Awaitable<nfs3::ReadRes> MetadataCache::read(const CallContext& ctx, nfs3::ReadArgs args) {
+  const nfs3::FileHandle fh = args.file;
+  const std::uint64_t seq = attrs_.next_seq();
+  nfs3::ReadRes res = co_await next_.read(ctx, std::move(args));
+  if (!res.gateway_status) co_await attrs_.learn(fh, res.file_attributes, seq);
+  co_return res;
+}
+
+Awaitable<nfs3::WriteRes> MetadataCache::write(const CallContext& ctx, nfs3::WriteArgs args) {
+  const nfs3::FileHandle fh = args.file;
+  const std::uint64_t seq = attrs_.next_seq();
+  nfs3::WriteRes res = co_await next_.write(ctx, std::move(args));
+  if (!res.gateway_status) co_await learn_wcc(fh, res.file_wcc, seq);
+  co_return res;
+}
+
+Awaitable<nfs3::CommitRes> MetadataCache::commit(const CallContext& ctx, nfs3::CommitArgs args) {
+  const nfs3::FileHandle fh = args.file;
+  const std::uint64_t seq = attrs_.next_seq();
+  nfs3::CommitRes res = co_await next_.commit(ctx, std::move(args));
+  if (!res.gateway_status) co_await learn_wcc(fh, res.file_wcc, seq);
+  co_return res;
+}
+
+}  // namespace nfsgw::metacache

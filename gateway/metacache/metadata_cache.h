@@ -1,0 +1,161 @@
+// The metadata cache: an Nfs3Program layer, per export, between the handle
+// translator and the forwarder. It works with ORIGIN handles.
+//
+// What it answers without the origin, inside the export's windows
+// (cache/coherency.h): GETATTR, LOOKUP (found and not found), ACCESS, READLINK,
+// READDIR and READDIRPLUS (from whole listings, re-paged), FSINFO, PATHCONF and
+// FSSTAT. Everything else is forwarded, and every reply teaches it: attributes
+// from every post-op and WCC block, listings and lookups changed in place when the
+// WCC pre-op attributes show that only this call changed the directory.
+//
+// Rules it keeps:
+//  - a cached LOOKUP, listing or link target goes only to a caller whose
+//    permission is known (permissions.h); otherwise the call goes to the origin;
+//  - only what the origin said is stored: results whose status the gateway made up
+//    (gateway_status) are never cached;
+//  - at the end of a window an entry is revalidated with one GETATTR, and kept
+//    (with everything that depends on it) when the object is unchanged;
+//  - concurrent misses for the same entry make one origin call.
+// The one-file-per-concern split: attributes.h (learning attributes), permissions.h,
+// listing.h (listings and pages), metadata_cache_*.cpp (the procedures by kind).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "cache/coherency.h"
+#include "cache/metadata_store.h"
+#include "gateway/metacache/attributes.h"
+#include "gateway/metacache/listing.h"
+#include "gateway/metacache/metacache_stats.h"
+#include "gateway/metacache/permissions.h"
+#include "gateway/metacache/single_flight.h"
+#include "gateway/metacache/windows.h"
+#include "gateway/nfs3_program.h"
+
+namespace nfsgw::metacache {
+
+class MetadataCache final : public Nfs3Program {
+ public:
+  /// `next` is the layer below (the forwarder); all references must outlive this.
+  MetadataCache(Nfs3Program& next, cache::MetadataStore& store, std::uint32_t export_id,
+                const cache::CoherencySettings& settings, const cache::Clock& clock);
+
+  Awaitable<void> null(const CallContext& ctx) override;
+  Awaitable<nfs3::GetattrRes> getattr(const CallContext& ctx, nfs3::GetattrArgs args) override;
+  Awaitable<nfs3::SetattrRes> setattr(const CallContext& ctx, nfs3::SetattrArgs args) override;
+  Awaitable<nfs3::LookupRes> lookup(const CallContext& ctx, nfs3::LookupArgs args) override;
+  Awaitable<nfs3::AccessRes> access(const CallContext& ctx, nfs3::AccessArgs args) override;
+  Awaitable<nfs3::ReadlinkRes> readlink(const CallContext& ctx, nfs3::ReadlinkArgs args) override;
+  Awaitable<nfs3::ReadRes> read(const CallContext& ctx, nfs3::ReadArgs args) override;
+  Awaitable<nfs3::WriteRes> write(const CallContext& ctx, nfs3::WriteArgs args) override;
+  Awaitable<nfs3::CreateRes> create(const CallContext& ctx, nfs3::CreateArgs args) override;
+  Awaitable<nfs3::MkdirRes> mkdir(const CallContext& ctx, nfs3::MkdirArgs args) override;
+  Awaitable<nfs3::SymlinkRes> symlink(const CallContext& ctx, nfs3::SymlinkArgs args) override;
+  Awaitable<nfs3::MknodRes> mknod(const CallContext& ctx, nfs3::MknodArgs args) override;
+  Awaitable<nfs3::RemoveRes> remove(const CallContext& ctx, nfs3::RemoveArgs args) override;
+  Awaitable<nfs3::RmdirRes> rmdir(const CallContext& ctx, nfs3::RmdirArgs args) override;
+  Awaitable<nfs3::RenameRes> rename(const CallContext& ctx, nfs3::RenameArgs args) override;
+  Awaitable<nfs3::LinkRes> link(const CallContext& ctx, nfs3::LinkArgs args) override;
+  Awaitable<nfs3::ReaddirRes> readdir(const CallContext& ctx, nfs3::ReaddirArgs args) override;
+  Awaitable<nfs3::ReaddirplusRes> readdirplus(const CallContext& ctx,
+                                              nfs3::ReaddirplusArgs args) override;
+  Awaitable<nfs3::FsstatRes> fsstat(const CallContext& ctx, nfs3::FsstatArgs args) override;
+  Awaitable<nfs3::FsinfoRes> fsinfo(const CallContext& ctx, nfs3::FsinfoArgs args) override;
+  Awaitable<nfs3::PathconfRes> pathconf(const CallContext& ctx, nfs3::PathconfArgs args) override;
+  Awaitable<nfs3::CommitRes> commit(const CallContext& ctx, nfs3::CommitArgs args) override;
+
+  /// `nfsgw invalidate`: drops the cached entries of the object reached from the
+  /// export root `root` along `components` (names, followed through cached
+  /// lookups), and with `recursive` of everything cached below it (the whole
+  /// export when `components` is empty). Returns the number of objects dropped, or
+  /// nullopt when the path is not in the cache. Blocking: not for Asio threads.
+  std::optional<std::size_t> invalidate(const nfs3::FileHandle& root,
+                                        const std::vector<std::string>& components, bool recursive);
+
+  const ExportCounters& counters() const { return counters_; }
+  const cache::CoherencySettings& settings() const { return settings_; }
+
+ private:
+  /// Attributes usable now: cached inside the window, or asked from the origin
+  /// with one GETATTR (strict mode: always asked). Status is the origin's when it
+  /// could not be had.
+  struct Fresh {
+    nfs3::Status status = nfs3::Status::Ok;
+    bool gateway_status = false;
+    AttrPtr attr;
+  };
+  Awaitable<Fresh> fresh_attr(const CallContext& ctx, const nfs3::FileHandle& fh, nfs3::Proc for_proc,
+                              bool force_origin);
+  /// One origin GETATTR, shared by concurrent callers; learns the answer.
+  Awaitable<Fresh> origin_getattr(const CallContext& ctx, const nfs3::FileHandle& fh,
+                                  nfs3::Proc for_proc);
+  /// Asks the origin what `ctx` may do on `fh` and learns it (also in the background).
+  Awaitable<void> learn_access(CallContext ctx, nfs3::FileHandle fh);
+  /// Starts learn_access() without waiting for it.
+  Awaitable<void> learn_access_later(const CallContext& ctx, const nfs3::FileHandle& fh);
+
+  // Listings (metadata_cache_dirs.cpp).
+  struct Filled {
+    nfs3::Status status = nfs3::Status::Ok;
+    bool gateway_status = false;
+    nfs3::PostOpAttr dir_attributes;
+    ListingPtr listing;  // null when the origin's answer could not be kept
+  };
+  Awaitable<ListingPtr> cached_listing(const nfs3::FileHandle& dir, const cache::AttrRecord& attr);
+  Awaitable<Filled> fill_listing(const CallContext& ctx, const nfs3::FileHandle& dir, nfs3::Proc proc);
+  /// The listing to serve `ctx` from, or null: then `refused` (when set) is the
+  /// origin's refusal to answer with, else the call is forwarded.
+  Awaitable<ListingPtr> listing_for(const CallContext& ctx, const nfs3::FileHandle& dir,
+                                    std::uint32_t bits, nfs3::Proc proc, AttrPtr& dir_attr,
+                                    std::optional<Filled>& refused);
+
+  // Changes (metadata_cache_changes.cpp).
+  /// After a change of `dir` with `wcc`: applies `edit` to the cached listing and
+  /// lookups in place when the pre-op attributes match the cache, then learns the
+  /// post-op attributes.
+  Awaitable<void> dir_changed(const nfs3::FileHandle& dir, const nfs3::WccData& wcc, std::uint64_t seq,
+                              const std::function<void(std::uint64_t gen, const cache::ListingRecord*)>& edit);
+  Awaitable<void> learn_wcc(const nfs3::FileHandle& fh, const nfs3::WccData& wcc, std::uint64_t seq);
+  /// Records `name` -> `child` in `dir` under `gen` (listing and lookup).
+  void put_entry(const nfs3::FileHandle& dir, std::uint64_t gen, const cache::ListingRecord* listing,
+                 const std::string& name, const nfs3::FileHandle& child, std::uint64_t fileid);
+  void put_absent(const nfs3::FileHandle& dir, std::uint64_t gen, const cache::ListingRecord* listing,
+                  const std::string& name);
+  Awaitable<nfs3::CreateRes> made(const CallContext& ctx, const nfs3::DirOpArgs& where,
+                                  std::uint64_t seq, nfs3::CreateRes res);
+  Awaitable<nfs3::RemoveRes> unlinked(const nfs3::DirOpArgs& what, std::uint64_t seq,
+                                      std::optional<nfs3::FileHandle> victim, nfs3::RemoveRes res);
+  /// The child handle cached for `name` in `dir` (any generation), for dropping it.
+  Awaitable<std::optional<nfs3::FileHandle>> cached_child(const nfs3::FileHandle& dir,
+                                                          const std::string& name);
+
+  // FSINFO, PATHCONF, FSSTAT (metadata_cache_fs.cpp).
+  template <typename Res, typename Args>
+  Awaitable<Res> fs_info(const CallContext& ctx, Args args, const nfs3::FileHandle& fh,
+                         cache::FsKind kind, nfs3::Proc proc,
+                         Awaitable<Res> (Nfs3Program::*method)(const CallContext&, Args));
+
+  cache::ObjectKey key(const nfs3::FileHandle& fh) const { return {export_id_, fh}; }
+  cache::NameKey name_key(const nfs3::FileHandle& dir, const std::string& name) const {
+    return {{export_id_, dir}, name};
+  }
+  void count(nfs3::Proc p, ExportCounters::Field f) { counters_.add(p, f); }
+
+  Nfs3Program& next_;
+  cache::MetadataStore& store_;
+  std::uint32_t export_id_;
+  cache::CoherencySettings settings_;
+  Windows windows_;
+  Sequence seq_;
+  Attributes attrs_;
+  Permissions perms_;
+  ExportCounters counters_;
+  SingleFlight<Fresh> getattr_flights_;
+  SingleFlight<Filled> fill_flights_;
+  SingleFlight<nfs3::LookupRes> lookup_flights_;
+  SingleFlight<bool> access_flights_;
+};
+
+}  // namespace nfsgw::metacache

@@ -1,0 +1,240 @@
+// The metadata cache: calls that change the file system. Each is forwarded first;
+// the cache then learns from the origin's reply. When a directory's WCC pre-op
+// attributes match the cached ones, this call alone changed it, so its listing and
+// lookups are edited in place (an entry inserted, removed or renamed) and keep
+// their generation; otherwise the directory gets a new generation and they are
+// fetched again on next use. Negative entries for a created name are replaced, and
+// a removed or renamed object's own entries are dropped.
+#include "gateway/metacache/metadata_cache.h"
+#include "gateway/metacache/store_await.h"
+
+namespace nfsgw::metacache {
+
+using nfs3::Proc;
+using nfs3::Status;
+using DirEdit = std::function<void(std::uint64_t gen, const cache::ListingRecord*)>;
+
+Awaitable<void> MetadataCache::learn_wcc(const nfs3::FileHandle& fh, const nfs3::WccData& wcc,
+                                         std::uint64_t seq) {
+  if (!wcc.after) co_return;
+  AttrPtr cur = co_await attrs_.cached(fh);
+  if (cur && wcc.before && same_as(*wcc.before, cur->attr)) {
+    // Changed only by this call (data or attributes): what depends on the
+    // object's entries, not on its attributes, stays true.
+    const InPlace in_place{*wcc.before, cur->gen};
+    co_await attrs_.learn(fh, *wcc.after, seq, &in_place);
+  } else {
+    co_await attrs_.learn(fh, *wcc.after, seq);
+  }
+}
+
+Awaitable<void> MetadataCache::dir_changed(
+    const nfs3::FileHandle& dir, const nfs3::WccData& wcc, std::uint64_t seq,
+    const std::function<void(std::uint64_t gen, const cache::ListingRecord*)>& edit) {
+  if (!wcc.after) {
+    // Nothing learnt about the directory after the change: forget what depends on it.
+    attrs_.forget(dir);
+    co_return;
+  }
+  AttrPtr cur = co_await attrs_.cached(dir);
+  if (cur && wcc.before && same_as(*wcc.before, cur->attr)) {
+    ListingPtr l = co_await cached_listing(dir, *cur);
+    edit(cur->gen, l.get());
+    const InPlace in_place{*wcc.before, cur->gen};
+    co_await attrs_.learn(dir, *wcc.after, seq, &in_place);
+  } else {
+    co_await attrs_.learn(dir, *wcc.after, seq);
+  }
+}
+
+void MetadataCache::put_entry(const nfs3::FileHandle& dir, std::uint64_t gen,
+                              const cache::ListingRecord* listing, const std::string& name,
+                              const nfs3::FileHandle& child, std::uint64_t fileid) {
+  if (listing) store_.put<cache::ListingRecord>(key(dir), *with_entry(*listing, gen, name, fileid, child));
+  store_.put<cache::LookupRecord>(name_key(dir, name), cache::LookupRecord{true, child, gen, cache::kNever});
+}
+
+void MetadataCache::put_absent(const nfs3::FileHandle& dir, std::uint64_t gen,
+                               const cache::ListingRecord* listing, const std::string& name) {
+  if (listing) store_.put<cache::ListingRecord>(key(dir), *without_entry(*listing, gen, name));
+  store_.put<cache::LookupRecord>(name_key(dir, name),
+                                  cache::LookupRecord{false, {}, gen, windows_.negative_expiry()});
+}
+
+Awaitable<std::optional<nfs3::FileHandle>> MetadataCache::cached_child(const nfs3::FileHandle& dir,
+                                                                       const std::string& name) {
+  auto rec = co_await find<cache::LookupRecord>(store_, name_key(dir, name));
+  if (rec && rec->exists) co_return rec->child;
+  co_return std::nullopt;
+}
+
+// ---- CREATE, MKDIR, SYMLINK, MKNOD --------------------------------------------
+
+Awaitable<nfs3::CreateRes> MetadataCache::made(const CallContext& ctx, const nfs3::DirOpArgs& where,
+                                               std::uint64_t seq, nfs3::CreateRes res) {
+  if (res.gateway_status) co_return res;
+  if (res.status == Status::Ok) {
+    if (res.obj) co_await attrs_.learn(*res.obj, res.obj_attributes, seq);
+    const bool known = res.obj && res.obj_attributes;
+    const DirEdit edit = [&](std::uint64_t gen, const cache::ListingRecord* l) {
+      if (known) {
+        put_entry(where.dir, gen, l, where.name, *res.obj, res.obj_attributes->fileid);
+      } else {
+        // Created, but not told as what: learn it on next use.
+        store_.erase<cache::ListingRecord>(key(where.dir));
+        store_.erase<cache::LookupRecord>(name_key(where.dir, where.name));
+      }
+    };
+    co_await dir_changed(where.dir, res.dir_wcc, seq, edit);
+  } else {
+    co_await learn_wcc(where.dir, res.dir_wcc, seq);
+    if (res.status == Status::Stale) store_.erase_object(key(where.dir));
+  }
+  co_return res;
+}
+
+Awaitable<nfs3::CreateRes> MetadataCache::create(const CallContext& ctx, nfs3::CreateArgs args) {
+  count(Proc::Create, ExportCounters::OriginCalls);
+  const nfs3::DirOpArgs where = args.where;
+  const std::uint64_t seq = attrs_.next_seq();
+  nfs3::CreateRes res = co_await next_.create(ctx, std::move(args));
+  co_return co_await made(ctx, where, seq, std::move(res));
+}
+
+Awaitable<nfs3::MkdirRes> MetadataCache::mkdir(const CallContext& ctx, nfs3::MkdirArgs args) {
+  count(Proc::Mkdir, ExportCounters::OriginCalls);
+  const nfs3::DirOpArgs where = args.where;
+  const std::uint64_t seq = attrs_.next_seq();
+  nfs3::MkdirRes res = co_await next_.mkdir(ctx, std::move(args));
+  co_return co_await made(ctx, where, seq, std::move(res));
+}
+
+Awaitable<nfs3::SymlinkRes> MetadataCache::symlink(const CallContext& ctx, nfs3::SymlinkArgs args) {
+  count(Proc::Symlink, ExportCounters::OriginCalls);
+  const nfs3::DirOpArgs where = args.where;
+  const std::uint64_t seq = attrs_.next_seq();
+  nfs3::SymlinkRes res = co_await next_.symlink(ctx, std::move(args));
+  co_return co_await made(ctx, where, seq, std::move(res));
+}
+
+Awaitable<nfs3::MknodRes> MetadataCache::mknod(const CallContext& ctx, nfs3::MknodArgs args) {
+  count(Proc::Mknod, ExportCounters::OriginCalls);
+  const nfs3::DirOpArgs where = args.where;
+  const std::uint64_t seq = attrs_.next_seq();
+  nfs3::MknodRes res = co_await next_.mknod(ctx, std::move(args));
+  co_return co_await made(ctx, where, seq, std::move(res));
+}
+
+// ---- REMOVE, RMDIR --------------------------------------------------------------
+
+Awaitable<nfs3::RemoveRes> MetadataCache::unlinked(const nfs3::DirOpArgs& what, std::uint64_t seq,
+                                                   std::optional<nfs3::FileHandle> victim,
+                                                   nfs3::RemoveRes res) {
+  if (res.gateway_status) co_return res;
+  if (res.status == Status::Ok) {
+    const DirEdit edit = [&](std::uint64_t gen, const cache::ListingRecord* l) {
+      put_absent(what.dir, gen, l, what.name);
+    };
+    co_await dir_changed(what.dir, res.dir_wcc, seq, edit);
+    // Its link count and ctime changed, or it is gone.
+    if (victim) store_.erase_object(key(*victim));
+  } else {
+    co_await learn_wcc(what.dir, res.dir_wcc, seq);
+    if (res.status == Status::Stale) store_.erase_object(key(what.dir));
+  }
+  co_return res;
+}
+
+Awaitable<nfs3::RemoveRes> MetadataCache::remove(const CallContext& ctx, nfs3::RemoveArgs args) {
+  count(Proc::Remove, ExportCounters::OriginCalls);
+  const nfs3::DirOpArgs what = args.object;
+  auto victim = co_await cached_child(what.dir, what.name);
+  const std::uint64_t seq = attrs_.next_seq();
+  nfs3::RemoveRes res = co_await next_.remove(ctx, std::move(args));
+  co_return co_await unlinked(what, seq, victim, std::move(res));
+}
+
+Awaitable<nfs3::RmdirRes> MetadataCache::rmdir(const CallContext& ctx, nfs3::RmdirArgs args) {
+  count(Proc::Rmdir, ExportCounters::OriginCalls);
+  const nfs3::DirOpArgs what = args.object;
+  auto victim = co_await cached_child(what.dir, what.name);
+  const std::uint64_t seq = attrs_.next_seq();
+  nfs3::RemoveRes res = co_await next_.rmdir(ctx, std::move(args));
+  co_return co_await unlinked(what, seq, victim, std::move(res));
+}
+
+// ---- RENAME, LINK ----------------------------------------------------------------
+
+Awaitable<nfs3::RenameRes> MetadataCache::rename(const CallContext& ctx, nfs3::RenameArgs args) {
+  count(Proc::Rename, ExportCounters::OriginCalls);
+  const nfs3::DirOpArgs from = args.from, to = args.to;
+  auto moved = co_await cached_child(from.dir, from.name);
+  auto replaced = co_await cached_child(to.dir, to.name);
+  std::optional<std::uint64_t> fileid;
+  if (moved) {
+    if (AttrPtr a = co_await attrs_.cached(*moved)) fileid = a->attr.fileid;
+  }
+  const std::uint64_t seq = attrs_.next_seq();
+  nfs3::RenameRes res = co_await next_.rename(ctx, std::move(args));
+  if (res.gateway_status) co_return res;
+  if (res.status != Status::Ok) {
+    co_await learn_wcc(from.dir, res.fromdir_wcc, seq);
+    if (!(to.dir == from.dir)) co_await learn_wcc(to.dir, res.todir_wcc, seq);
+    co_return res;
+  }
+  auto add_to = [&](std::uint64_t gen, const cache::ListingRecord* l) {
+    if (moved && fileid) {
+      put_entry(to.dir, gen, l, to.name, *moved, *fileid);
+    } else {
+      store_.erase<cache::ListingRecord>(key(to.dir));
+      store_.erase<cache::LookupRecord>(name_key(to.dir, to.name));
+    }
+  };
+  if (to.dir == from.dir) {
+    const DirEdit edit = [&](std::uint64_t gen, const cache::ListingRecord* l) {
+      ListingPtr without = l ? without_entry(*l, gen, from.name) : nullptr;
+      put_absent(from.dir, gen, nullptr, from.name);
+      if (without) store_.put<cache::ListingRecord>(key(from.dir), *without);
+      add_to(gen, without.get());
+    };
+    co_await dir_changed(from.dir, res.fromdir_wcc, seq, edit);
+  } else {
+    const DirEdit edit_from = [&](std::uint64_t gen, const cache::ListingRecord* l) {
+      put_absent(from.dir, gen, l, from.name);
+    };
+    co_await dir_changed(from.dir, res.fromdir_wcc, seq, edit_from);
+    const DirEdit edit_to = add_to;
+    co_await dir_changed(to.dir, res.todir_wcc, seq, edit_to);
+  }
+  // The moved object's ctime changed (and a directory's ".." may have); an
+  // object that was replaced lost a link or is gone.
+  if (moved) store_.erase_object(key(*moved));
+  if (replaced && !(moved && *replaced == *moved)) store_.erase_object(key(*replaced));
+  co_return res;
+}
+
+Awaitable<nfs3::LinkRes> MetadataCache::link(const CallContext& ctx, nfs3::LinkArgs args) {
+  count(Proc::Link, ExportCounters::OriginCalls);
+  const nfs3::FileHandle file = args.file;
+  const nfs3::DirOpArgs where = args.link;
+  const std::uint64_t seq = attrs_.next_seq();
+  nfs3::LinkRes res = co_await next_.link(ctx, std::move(args));
+  if (res.gateway_status) co_return res;
+  co_await attrs_.learn(file, res.file_attributes, seq);
+  if (res.status != Status::Ok) {
+    co_await learn_wcc(where.dir, res.linkdir_wcc, seq);
+    co_return res;
+  }
+  const DirEdit edit = [&](std::uint64_t gen, const cache::ListingRecord* l) {
+    if (res.file_attributes) {
+      put_entry(where.dir, gen, l, where.name, file, res.file_attributes->fileid);
+    } else {
+      store_.erase<cache::ListingRecord>(key(where.dir));
+      store_.erase<cache::LookupRecord>(name_key(where.dir, where.name));
+    }
+  };
+  co_await dir_changed(where.dir, res.linkdir_wcc, seq, edit);
+  co_return res;
+}
+
+}  // namespace nfsgw::metacache

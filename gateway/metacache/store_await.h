@@ -1,0 +1,45 @@
+// Reading the metadata store from a coroutine without blocking an Asio thread on
+// the disk: a record in memory is answered inline; one that can only be on disk is
+// read on the store's own pool and the coroutine resumes on its own executor.
+#pragma once
+
+#include <utility>
+
+#include <memory>
+
+#include <boost/asio/async_result.hpp>
+#include <boost/asio/associated_executor.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include "cache/metadata_store.h"
+#include "gateway/awaitable.h"
+
+namespace nfsgw::metacache {
+
+/// Reads `key` on the store's pool. Not a coroutine: the initiation (and the key
+/// it owns) must not be a temporary inside a co_await expression, whose
+/// destruction GCC 12 gets wrong.
+template <typename R>
+Awaitable<std::shared_ptr<const R>> load_async(cache::MetadataStore& store, cache::Key<R> key) {
+  return boost::asio::async_initiate<const boost::asio::use_awaitable_t<>&, void(std::shared_ptr<const R>)>(
+      [&store](auto handler, cache::Key<R> k) {
+        auto ex = boost::asio::get_associated_executor(handler);
+        store.load<R>(std::move(k), [h = std::make_shared<decltype(handler)>(std::move(handler)),
+                                     ex](std::shared_ptr<const R> value) mutable {
+          boost::asio::post(ex, [h, v = std::move(value)]() mutable { std::move (*h)(std::move(v)); });
+        });
+      },
+      boost::asio::use_awaitable, std::move(key));
+}
+
+template <typename R>
+Awaitable<std::shared_ptr<const R>> find(cache::MetadataStore& store, const cache::Key<R>& key) {
+  auto peeked = store.peek<R>(key);
+  if (peeked.where == cache::MetadataStore::Where::Memory) co_return std::move(peeked.value);
+  if (peeked.where == cache::MetadataStore::Where::Absent) co_return nullptr;
+  auto loaded = load_async<R>(store, key);
+  co_return co_await std::move(loaded);
+}
+
+}  // namespace nfsgw::metacache
