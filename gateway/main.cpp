@@ -2,6 +2,10 @@
 //
 //   nfsgw --config FILE          serve in the foreground, log to stderr
 //   nfsgw --check-config FILE    validate FILE and exit
+//   nfsgw stats --config FILE [--json]     the running nfsgw's cache figures
+//   nfsgw invalidate --config FILE EXPORT[/PATH] [--recursive]
+//                                          drop cached entries of a path
+// (the last two talk to the running nfsgw through <[cache] dir>/admin.sock)
 #include <cstring>
 #include <exception>
 #include <iostream>
@@ -11,6 +15,7 @@
 #include <spdlog/spdlog.h>
 
 #include "config/config.h"
+#include "gateway/admin/admin_cli.h"
 #include "gateway/gateway_app.h"
 
 namespace {
@@ -18,13 +23,18 @@ namespace {
 int usage() {
   std::cerr << "usage: nfsgw --config FILE [--log-level LEVEL]\n"
                "       nfsgw --check-config FILE\n"
-               "LEVEL: trace, debug, info (default), warn, error\n";
+               "       " << nfsgw::admin::admin_usage()
+            << "LEVEL: trace, debug, info (default), warn, error\n"
+               "stats and invalidate talk to the running nfsgw through <[cache] dir>/admin.sock;\n"
+               "they exit 0 on success, 1 on an error, 2 when nfsgw cannot be reached.\n";
   return 2;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && nfsgw::admin::is_admin_subcommand(argv[1]))
+    return nfsgw::admin::admin_main(argc, argv, std::cout, std::cerr);
   std::string config_path;
   bool check_only = false;
   std::string level = "info";

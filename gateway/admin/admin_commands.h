@@ -1,0 +1,33 @@
+// What the admin socket asks of the running gateway. The gateway implements it
+// over its metadata cache; tests implement it with fakes.
+//
+// AdminServer calls these on its own worker thread, one call at a time, never on
+// an io_context thread: both may block on the disk.
+#pragma once
+
+#include <string>
+
+#include "gateway/metacache/metacache_stats.h"
+
+namespace nfsgw::admin {
+
+class AdminCommands {
+ public:
+  virtual ~AdminCommands() = default;
+
+  /// A snapshot of the counters and the store's usage (`nfsgw stats`).
+  virtual metacache::Report report() = 0;
+
+  /// Drops the cached entries of `export_path` (a configured export path, such as
+  /// "/export") below `subpath` ("" for the whole export, or "/a/b": no trailing
+  /// '/', no "." or ".." components, no empty components). Without `recursive`,
+  /// only the object at `subpath` (and the names cached inside it, when it is a
+  /// directory) is dropped; with it, everything cached beneath as well.
+  /// Returns one line for the operator ("dropped 12 entries under /export/a/b"), or
+  /// throws std::invalid_argument with a clear message (unknown export, path not in
+  /// the cache...). Any other exception is reported as an internal error.
+  virtual std::string invalidate(const std::string& export_path, const std::string& subpath,
+                                 bool recursive) = 0;
+};
+
+}  // namespace nfsgw::admin

@@ -1,0 +1,84 @@
+// The admin socket's line protocol, version 1.
+//
+// A client connects to the Unix stream socket `<[cache] dir>/admin.sock` (mode 0600:
+// only nfsgw's own user, and root, may use it), sends ONE request line, and reads
+// the reply until the server closes the connection. One request per connection.
+//
+// Request: at most 8192 bytes, '\n' included. A "\r" before the '\n' is ignored; a
+// request ended by end-of-file instead of '\n' is accepted; anything after the
+// first line is ignored.
+//
+//   v1 stats [text|json]
+//   v1 invalidate <export-path> <subpath> <recursive>
+//
+// Tokens are separated by single spaces. <export-path> and <subpath> are
+// percent-encoded: any byte may be written %XX (two hex digits, either case), and
+// space, '%', control characters and bytes >= 0x7f must be. <export-path> is a
+// configured export path ("/export"); <subpath> is "/" for the whole export or a
+// path below it ("/a/b"; repeated and trailing slashes are ignored, "." and ".."
+// are refused); <recursive> is 0 or 1.
+//
+// Reply: zero or more body lines, then one status line, the last line before the
+// server closes the connection:
+//
+//   ok
+//   error <message>
+//
+// Body lines and messages never contain control characters (the server writes
+// them as \xNN). A connection that closes without a status line is a failure.
+// `stats` answers a table for people, `stats json` one line of JSON; `invalidate`
+// answers one line ("dropped 12 entries under /export/a/b").
+//
+// By hand:  echo 'v1 stats' | socat - UNIX-CONNECT:/var/lib/nfsgw/admin.sock
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <variant>
+
+namespace nfsgw::admin {
+
+inline constexpr std::string_view kProtocolVersion = "v1";
+inline constexpr std::size_t kMaxRequestBytes = 8192;
+
+struct StatsRequest {
+  bool json = false;
+  friend bool operator==(const StatsRequest&, const StatsRequest&) = default;
+};
+
+struct InvalidateRequest {
+  std::string export_path;  // "/export"
+  std::string subpath;      // "" (the whole export) or "/a/b", normalised
+  bool recursive = false;
+  friend bool operator==(const InvalidateRequest&, const InvalidateRequest&) = default;
+};
+
+using Request = std::variant<StatsRequest, InvalidateRequest>;
+
+/// The admin socket of a gateway whose `[cache] dir` is `cache_dir`.
+std::string admin_socket_path(const std::string& cache_dir);
+
+/// Percent-encodes every byte that is not printable ASCII, and space and '%'.
+std::string percent_encode(std::string_view raw);
+/// Decodes %XX sequences. Throws std::invalid_argument on a malformed escape or a
+/// decoded NUL byte.
+std::string percent_decode(std::string_view encoded);
+
+/// "" for "/" (or ""), else "/a/b": repeated and trailing slashes dropped. Throws
+/// std::invalid_argument for a relative path, a "." or ".." component, or a NUL.
+std::string normalize_subpath(std::string_view path);
+
+/// Parses one request line (without its '\n'; a trailing '\r' is ignored). Throws
+/// std::invalid_argument with a message fit for an `error` line.
+Request parse_request(std::string_view line);
+/// The request line for `request`, '\n' included.
+std::string format_request(const Request& request);
+
+/// `text` with control characters written as \xNN, so that it stays one line.
+std::string escape_line(std::string_view text);
+/// The status lines, '\n' included. The message is escaped.
+std::string ok_line();
+std::string error_line(std::string_view message);
+
+}  // namespace nfsgw::admin

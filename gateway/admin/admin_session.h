@@ -1,0 +1,79 @@
+// One admin connection: read the request line (bounded, with a deadline), run it
+// on the worker thread, write the reply, close.
+#pragma once
+
+#include <utility>  // Boost 1.74's Asio needs it before its own headers under C++20
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <boost/asio.hpp>
+
+#include "gateway/admin/admin_commands.h"
+#include "gateway/admin/admin_protocol.h"
+#include "gateway/admin/command_worker.h"
+#include "gateway/awaitable.h"
+
+namespace nfsgw::admin {
+
+struct AdminLimits {
+  std::size_t max_request_bytes = kMaxRequestBytes;
+  /// To receive the request line, and again to send the reply. The command itself
+  /// is not timed: a large recursive invalidate may take a while.
+  std::chrono::milliseconds io_timeout{10'000};
+  /// Connections beyond this are answered `error` at once and closed.
+  unsigned max_connections = 4;
+};
+
+class AdminSession;
+
+/// What the server and its sessions share. Sessions hold it by shared_ptr, so a
+/// session finishing after the server has stopped touches nothing freed.
+struct AdminContext {
+  AdminContext(AdminCommands& c, AdminLimits l) : commands(c), limits(l) {}
+  AdminCommands& commands;  // only called on `worker`, which stops with the server
+  const AdminLimits limits;
+  std::unique_ptr<CommandWorker> worker;  // set before the first session starts
+  std::atomic<unsigned> active{0};        // sessions alive
+
+  std::mutex mu;  // guards sessions
+  std::vector<std::weak_ptr<AdminSession>> sessions;
+};
+
+class AdminSession : public std::enable_shared_from_this<AdminSession> {
+ public:
+  using Socket = boost::asio::local::stream_protocol::socket;
+
+  /// The caller has counted this session in `ctx->active`; the destructor uncounts it.
+  AdminSession(Socket socket, std::shared_ptr<AdminContext> ctx);
+  ~AdminSession();
+  AdminSession(const AdminSession&) = delete;
+  AdminSession& operator=(const AdminSession&) = delete;
+
+  void start();
+  /// Closes the connection (from any thread); a running command still finishes.
+  void close();
+
+ private:
+  Awaitable<void> run();
+  Awaitable<std::string> execute(Request request);
+  /// Receives the request line and answers the reply to send.
+  Awaitable<std::string> receive_and_execute();
+  void arm(std::chrono::milliseconds timeout);
+  void disarm();
+
+  std::shared_ptr<AdminContext> ctx_;
+  boost::asio::strand<boost::asio::any_io_executor> strand_;
+  Socket socket_;
+  boost::asio::steady_timer timer_;
+  unsigned timer_generation_ = 0;
+  bool timed_out_ = false;
+  bool closed_ = false;
+};
+
+}  // namespace nfsgw::admin

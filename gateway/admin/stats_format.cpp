@@ -1,0 +1,185 @@
+#include "gateway/admin/stats_format.h"
+
+#include <algorithm>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "protocol/nfs3_types.h"
+
+namespace nfsgw::admin {
+
+namespace {
+
+/// Columns sized to their widest cell: the first left-aligned, the others right.
+class Table {
+ public:
+  explicit Table(std::vector<std::string> header) { rows_.push_back(std::move(header)); }
+  void add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
+  std::string render(std::string_view indent) const {
+    std::vector<std::size_t> width;
+    for (const auto& row : rows_) {
+      width.resize(std::max(width.size(), row.size()), 0);
+      for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+    }
+    std::string out;
+    for (const auto& row : rows_) {
+      std::string line(indent);
+      for (std::size_t i = 0; i < row.size(); ++i) {
+        if (i == 0) {
+          line += fmt::format("{:<{}}", row[i], width[i]);
+        } else {
+          line += fmt::format("  {:>{}}", row[i], width[i]);
+        }
+      }
+      while (!line.empty() && line.back() == ' ') line.pop_back();
+      out += line;
+      out += '\n';
+    }
+    return out;
+  }
+
+ private:
+  std::vector<std::vector<std::string>> rows_;
+};
+
+std::string percent(std::uint64_t part, std::uint64_t whole) {
+  if (whole == 0) return "-";
+  return fmt::format("{:.1f}%", 100.0 * static_cast<double>(part) / static_cast<double>(whole));
+}
+
+std::string num(std::uint64_t n) { return std::to_string(n); }
+
+std::string export_header(const metacache::ExportReport& e) {
+  std::string line = "export " + e.path + "  cache " + (e.cache_enabled ? "on" : "off");
+  if (!e.consistency.empty()) line += "  consistency " + e.consistency;
+  return line + '\n';
+}
+
+std::string export_table(const metacache::ExportReport& e) {
+  Table t({"procedure", "calls", "hits", "misses", "revalidations", "origin calls", "hit %"});
+  metacache::ProcCounts total;
+  unsigned rows = 0;
+  for (std::uint32_t p = 0; p < nfs3::kProcCount; ++p) {
+    const auto& c = e.procs[p];
+    if (c.calls == 0) continue;
+    t.add({nfs3::proc_name(p), num(c.calls), num(c.hits), num(c.misses), num(c.revalidations),
+           num(c.origin_calls), percent(c.hits, c.calls)});
+    total.calls += c.calls;
+    total.hits += c.hits;
+    total.misses += c.misses;
+    total.revalidations += c.revalidations;
+    total.origin_calls += c.origin_calls;
+    ++rows;
+  }
+  if (rows == 0) return "  no calls yet\n";
+  if (rows > 1)
+    t.add({"total", num(total.calls), num(total.hits), num(total.misses), num(total.revalidations),
+           num(total.origin_calls), percent(total.hits, total.calls)});
+  return t.render("  ");
+}
+
+std::string store_section(const cache::StoreUsage& s) {
+  std::string out = "store\n";
+  if (s.tables.empty()) {
+    out += "  no record kinds reported\n";
+  } else {
+    Table t({"kind", "entries in memory", "in memory", "entries on disk", "on disk"});
+    cache::TableUsage total;
+    for (const auto& u : s.tables) {
+      t.add({u.name ? u.name : "?", num(u.memory_entries), format_size(u.memory_bytes), num(u.disk_entries),
+             format_size(u.disk_bytes)});
+      total.memory_entries += u.memory_entries;
+      total.memory_bytes += u.memory_bytes;
+      total.disk_entries += u.disk_entries;
+      total.disk_bytes += u.disk_bytes;
+    }
+    if (s.tables.size() > 1)
+      t.add({"total", num(total.memory_entries), format_size(total.memory_bytes),
+             num(total.disk_entries), format_size(total.disk_bytes)});
+    out += t.render("  ");
+  }
+  out += fmt::format("  evicted: {} from memory, {} from disk (budget)\n", s.evicted_memory,
+                     s.evicted_disk);
+  out += s.degraded ? "  disk: DEGRADED: the cache disk failed, records are kept in memory only\n"
+                    : "  disk: ok\n";
+  return out;
+}
+
+std::string json_string(std::string_view s) {
+  std::string out = "\"";
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (ch == '"' || ch == '\\') {
+      out += '\\';
+      out += ch;
+    } else if (c < 0x20 || c == 0x7f) {
+      out += fmt::format("\\u{:04x}", c);
+    } else {
+      out += ch;
+    }
+  }
+  return out + '"';
+}
+
+}  // namespace
+
+std::string format_size(std::uint64_t bytes) {
+  static constexpr const char* kUnits[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  if (bytes < 1024) return fmt::format("{} B", bytes);
+  double v = static_cast<double>(bytes) / 1024.0;
+  std::size_t unit = 0;
+  // Round first, so that 1048575 bytes reads "1.0 MiB", not "1024.0 KiB".
+  while (unit + 1 < std::size(kUnits) && v >= 1023.95) {
+    v /= 1024.0;
+    ++unit;
+  }
+  return fmt::format("{:.1f} {}", v, kUnits[unit]);
+}
+
+std::string format_stats_text(const metacache::Report& report) {
+  std::string out;
+  if (report.exports.empty()) out += "no exports\n";
+  for (const auto& e : report.exports) {
+    out += export_header(e);
+    out += export_table(e);
+    out += '\n';
+  }
+  out += store_section(report.store);
+  return out;
+}
+
+std::string format_stats_json(const metacache::Report& report) {
+  std::string out = "{\"exports\":[";
+  for (std::size_t i = 0; i < report.exports.size(); ++i) {
+    const auto& e = report.exports[i];
+    if (i) out += ',';
+    out += fmt::format("{{\"path\":{},\"cache_enabled\":{},\"consistency\":{},\"procedures\":{{",
+                       json_string(e.path), e.cache_enabled, json_string(e.consistency));
+    bool first = true;
+    for (std::uint32_t p = 0; p < nfs3::kProcCount; ++p) {
+      const auto& c = e.procs[p];
+      if (c.calls == 0) continue;
+      if (!first) out += ',';
+      first = false;
+      out += fmt::format(
+          "{}:{{\"calls\":{},\"hits\":{},\"misses\":{},\"revalidations\":{},\"origin_calls\":{}}}",
+          json_string(nfs3::proc_name(p)), c.calls, c.hits, c.misses, c.revalidations, c.origin_calls);
+    }
+    out += "}}";
+  }
+  const auto& s = report.store;
+  out += "],\"store\":{\"tables\":[";
+  for (std::size_t i = 0; i < s.tables.size(); ++i) {
+    const auto& u = s.tables[i];
+    if (i) out += ',';
+    out += fmt::format(
+        "{{\"name\":{},\"memory_entries\":{},\"memory_bytes\":{},\"disk_entries\":{},\"disk_bytes\":{}}}",
+        json_string(u.name ? u.name : ""), u.memory_entries, u.memory_bytes, u.disk_entries, u.disk_bytes);
+  }
+  out += fmt::format("],\"evicted_memory\":{},\"evicted_disk\":{},\"degraded\":{}}}}}\n",
+                     s.evicted_memory, s.evicted_disk, s.degraded);
+  return out;
+}
+
+}  // namespace nfsgw::admin

@@ -1,0 +1,124 @@
+// `nfsgw stats` output: sizes, the per-export tables, the store section, JSON.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "gateway/admin/stats_format.h"
+
+namespace nfsgw::admin {
+namespace {
+
+metacache::Report sample_report() {
+  metacache::Report r;
+  metacache::ExportReport e;
+  e.path = "/export";
+  e.cache_enabled = true;
+  e.consistency = "ttl";
+  e.procs[static_cast<std::size_t>(nfs3::Proc::Getattr)] = {200, 150, 50, 7, 57};
+  e.procs[static_cast<std::size_t>(nfs3::Proc::Lookup)] = {100, 25, 75, 0, 75};
+  r.exports.push_back(e);
+  metacache::ExportReport off;
+  off.path = "/scratch";
+  r.exports.push_back(off);
+  r.store.tables.push_back({"attr", 10, 1536, 20, 3u << 20});
+  r.store.tables.push_back({"lookup", 5, 512, 0, 0});
+  r.store.evicted_memory = 4;
+  r.store.evicted_disk = 2;
+  return r;
+}
+
+TEST(StatsFormat, HumanSizes) {
+  EXPECT_EQ(format_size(0), "0 B");
+  EXPECT_EQ(format_size(1023), "1023 B");
+  EXPECT_EQ(format_size(1024), "1.0 KiB");
+  EXPECT_EQ(format_size(1536), "1.5 KiB");
+  EXPECT_EQ(format_size((1u << 20) - 1), "1.0 MiB");
+  EXPECT_EQ(format_size(3u << 20), "3.0 MiB");
+  EXPECT_EQ(format_size(5ull << 40), "5.0 TiB");
+  EXPECT_EQ(format_size(~0ull), "16.0 EiB");
+}
+
+TEST(StatsFormat, TextShowsEachExportAndOnlyProceduresWithCalls) {
+  const std::string t = format_stats_text(sample_report());
+  EXPECT_NE(t.find("export /export  cache on  consistency ttl\n"), std::string::npos) << t;
+  EXPECT_NE(t.find("export /scratch  cache off\n  no calls yet\n"), std::string::npos) << t;
+  EXPECT_NE(t.find("procedure"), std::string::npos);
+  EXPECT_NE(t.find("revalidations"), std::string::npos);
+  EXPECT_EQ(t.find("READDIR"), std::string::npos) << "a procedure without calls is listed:\n" << t;
+
+  // GETATTR: calls 200, hits 150, misses 50, revalidations 7, origin 57, 75.0%.
+  const auto row = t.find("  GETATTR ");
+  ASSERT_NE(row, std::string::npos) << t;
+  const std::string line = t.substr(row, t.find('\n', row) - row);
+  EXPECT_NE(line.find(" 200 "), std::string::npos) << line;
+  EXPECT_NE(line.find(" 57 "), std::string::npos) << line;
+  EXPECT_NE(line.find("75.0%"), std::string::npos) << line;
+  // The total of both procedures: 300 calls, 175 hits: 58.3%.
+  const auto total = t.find("  total ");
+  ASSERT_NE(total, std::string::npos) << t;
+  EXPECT_NE(t.substr(total, t.find('\n', total) - total).find("58.3%"), std::string::npos) << t;
+}
+
+TEST(StatsFormat, ColumnsLineUp) {
+  const std::string t = format_stats_text(sample_report());
+  const auto header = t.find("  procedure");
+  const auto getattr = t.find("  GETATTR");
+  ASSERT_NE(header, std::string::npos);
+  ASSERT_NE(getattr, std::string::npos);
+  const auto line_len = [&](std::size_t at) { return t.find('\n', at) - at; };
+  // Right-aligned last column: every row of the table ends at the same column.
+  EXPECT_EQ(line_len(header), line_len(getattr)) << t;
+  EXPECT_EQ(line_len(header), line_len(t.find("  LOOKUP"))) << t;
+}
+
+TEST(StatsFormat, StoreSectionWithSizesEvictionsAndDegradedFlag) {
+  auto r = sample_report();
+  std::string t = format_stats_text(r);
+  const auto store = t.find("store\n");
+  ASSERT_NE(store, std::string::npos) << t;
+  const std::string s = t.substr(store);
+  EXPECT_NE(s.find("attr"), std::string::npos);
+  EXPECT_NE(s.find("1.5 KiB"), std::string::npos) << s;
+  EXPECT_NE(s.find("3.0 MiB"), std::string::npos) << s;
+  EXPECT_NE(s.find("2.0 KiB"), std::string::npos) << "memory total:\n" << s;
+  EXPECT_NE(s.find("evicted: 4 from memory, 2 from disk"), std::string::npos) << s;
+  EXPECT_NE(s.find("disk: ok"), std::string::npos) << s;
+  EXPECT_EQ(s.find("DEGRADED"), std::string::npos);
+  r.store.degraded = true;
+  t = format_stats_text(r);
+  EXPECT_NE(t.find("disk: DEGRADED"), std::string::npos) << t;
+}
+
+TEST(StatsFormat, JsonCarriesTheRawFigures) {
+  auto r = sample_report();
+  r.exports[0].path = "/ex\"port";
+  const std::string j = format_stats_json(r);
+  EXPECT_EQ(j.find('\n'), j.size() - 1) << "one line";
+  EXPECT_NE(j.find(R"("path":"/ex\"port","cache_enabled":true,"consistency":"ttl")"), std::string::npos) << j;
+  EXPECT_NE(j.find(R"("GETATTR":{"calls":200,"hits":150,"misses":50,"revalidations":7,"origin_calls":57})"),
+            std::string::npos) << j;
+  EXPECT_EQ(j.find("READDIR"), std::string::npos) << j;
+  EXPECT_NE(j.find(R"({"name":"attr","memory_entries":10,"memory_bytes":1536,"disk_entries":20,"disk_bytes":3145728})"),
+            std::string::npos) << j;
+  EXPECT_NE(j.find(R"("evicted_memory":4,"evicted_disk":2,"degraded":false}})"), std::string::npos) << j;
+  // Balanced braces and brackets (a cheap well-formedness check).
+  int braces = 0, brackets = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < j.size(); ++i) {
+    if (in_string) {
+      if (j[i] == '\\') ++i;
+      else if (j[i] == '"') in_string = false;
+      continue;
+    }
+    if (j[i] == '"') in_string = true;
+    braces += j[i] == '{' ? 1 : j[i] == '}' ? -1 : 0;
+    brackets += j[i] == '[' ? 1 : j[i] == ']' ? -1 : 0;
+    ASSERT_GE(braces, 0);
+    ASSERT_GE(brackets, 0);
+  }
+  EXPECT_EQ(braces, 0);
+  EXPECT_EQ(brackets, 0);
+}
+
+}  // namespace
+}  // namespace nfsgw::admin
