@@ -6,6 +6,7 @@
 
 #include <utility>  // before Asio (Boost 1.74 under C++20)
 
+#include <algorithm>
 #include <chrono>
 #include <future>
 #include <memory>
@@ -142,7 +143,7 @@ class MetaCacheTest : public ::testing::Test {
                            nfs3::CookieVerf verf = {}, std::uint32_t count = 1u << 20) {
     return run(invoke(*layer, &Nfs3Program::readdir, ctx, nfs3::ReaddirArgs{dir, cookie, verf, count}));
   }
-  /// Every name of `dir` through READDIRPLUS pages ("." and ".." left out).
+  /// Every name of `dir` through READDIRPLUS pages ("." and ".." left out), sorted.
   std::vector<std::string> list(const nfs3::FileHandle& dir, const CallContext& ctx = as(0)) {
     std::vector<std::string> names;
     std::uint64_t cookie = 0;
@@ -152,7 +153,10 @@ class MetaCacheTest : public ::testing::Test {
       if (r.status != Status::Ok) throw std::runtime_error("list: READDIRPLUS failed");
       for (const auto& e : r.entries)
         if (e.name != "." && e.name != "..") names.push_back(e.name);
-      if (r.eof) return names;
+      if (r.eof) {
+        std::sort(names.begin(), names.end());
+        return names;
+      }
       if (r.entries.empty()) throw std::runtime_error("list: empty page before eof");
       cookie = r.entries.back().cookie;
       verf = r.cookieverf;
@@ -191,6 +195,25 @@ class MetaCacheTest : public ::testing::Test {
   nfs3::LinkRes link(const nfs3::FileHandle& file, const nfs3::FileHandle& dir, const std::string& name,
                      const CallContext& ctx = as(0)) {
     return run(invoke(*layer, &Nfs3Program::link, ctx, nfs3::LinkArgs{file, {dir, name}}));
+  }
+  nfs3::WriteRes write(const nfs3::FileHandle& file, std::uint64_t offset, const std::string& data,
+                       const CallContext& ctx = as(0)) {
+    nfs3::WriteArgs a;
+    a.file = file;
+    a.offset = offset;
+    a.count = static_cast<std::uint32_t>(data.size());
+    a.stable = nfs3::StableHow::FileSync;
+    a.data.assign(data.begin(), data.end());
+    return run(invoke(*layer, &Nfs3Program::write, ctx, std::move(a)));
+  }
+  nfs3::FsinfoRes fsinfo(const nfs3::FileHandle& fh) {
+    return run(invoke(*layer, &Nfs3Program::fsinfo, as(0), nfs3::FsinfoArgs{fh}));
+  }
+  nfs3::PathconfRes pathconf(const nfs3::FileHandle& fh) {
+    return run(invoke(*layer, &Nfs3Program::pathconf, as(0), nfs3::PathconfArgs{fh}));
+  }
+  nfs3::FsstatRes fsstat(const nfs3::FileHandle& fh) {
+    return run(invoke(*layer, &Nfs3Program::fsstat, as(0), nfs3::FsstatArgs{fh}));
   }
 
   cache::ManualClock clock;
