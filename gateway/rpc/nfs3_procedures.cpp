@@ -1,5 +1,6 @@
 #include "gateway/rpc/nfs3_procedures.h"
 
+#include "gateway/rpc/nfs3_procedure_info.h"
 #include "protocol/nfs3_codec.h"
 
 namespace nfsgw::rpc {
@@ -28,39 +29,39 @@ Handler typed(Nfs3Program& program,
 }  // namespace
 
 ProgramVersion make_nfs3_table(Nfs3Program& p) {
-  using namespace flags;
   ProgramVersion t{nfs3::kProgram, nfs3::kVersion, {}};
   t.procedures.resize(nfs3::kProcCount);
-  auto set = [&](Proc proc, const char* name, std::uint32_t f, Handler h) {
-    t.procedures[static_cast<std::uint32_t>(proc)] = Procedure{name, f, std::move(h)};
+  // Name and flags come from kNfs3Procedures (nfs3_procedure_info.h), shared with
+  // the forwarder; only the handler is chosen here.
+  auto set = [&](Proc proc, Handler h) {
+    const Nfs3ProcedureInfo& info = nfs3_procedure(proc);
+    t.procedures[static_cast<std::uint32_t>(proc)] = Procedure{info.name, info.flags, std::move(h)};
   };
-  set(Proc::Null, "NULL", Idempotent,
-      [&p](const CallContext& ctx, xdr::Reader&, xdr::Writer&) -> Awaitable<Outcome> {
-        co_await p.null(ctx);
-        co_return Outcome::Success;
-      });
-  set(Proc::Getattr, "GETATTR", Idempotent, typed(p, &Nfs3Program::getattr));
-  set(Proc::Setattr, "SETATTR", Mutates, typed(p, &Nfs3Program::setattr));
-  set(Proc::Lookup, "LOOKUP", Idempotent, typed(p, &Nfs3Program::lookup));
-  set(Proc::Access, "ACCESS", Idempotent, typed(p, &Nfs3Program::access));
-  set(Proc::Readlink, "READLINK", Idempotent, typed(p, &Nfs3Program::readlink));
-  set(Proc::Read, "READ", Idempotent, typed(p, &Nfs3Program::read));
-  set(Proc::Write, "WRITE", Mutates | Idempotent, typed(p, &Nfs3Program::write));
-  set(Proc::Create, "CREATE", Mutates, typed(p, &Nfs3Program::create));
-  set(Proc::Mkdir, "MKDIR", Mutates, typed(p, &Nfs3Program::mkdir));
-  set(Proc::Symlink, "SYMLINK", Mutates, typed(p, &Nfs3Program::symlink));
-  set(Proc::Mknod, "MKNOD", Mutates, typed(p, &Nfs3Program::mknod));
-  set(Proc::Remove, "REMOVE", Mutates, typed(p, &Nfs3Program::remove));
-  set(Proc::Rmdir, "RMDIR", Mutates, typed(p, &Nfs3Program::rmdir));
-  set(Proc::Rename, "RENAME", Mutates, typed(p, &Nfs3Program::rename));
-  set(Proc::Link, "LINK", Mutates, typed(p, &Nfs3Program::link));
-  set(Proc::Readdir, "READDIR", Idempotent, typed(p, &Nfs3Program::readdir));
-  set(Proc::Readdirplus, "READDIRPLUS", Idempotent,
-      typed(p, &Nfs3Program::readdirplus));
-  set(Proc::Fsstat, "FSSTAT", Idempotent, typed(p, &Nfs3Program::fsstat));
-  set(Proc::Fsinfo, "FSINFO", Idempotent, typed(p, &Nfs3Program::fsinfo));
-  set(Proc::Pathconf, "PATHCONF", Idempotent, typed(p, &Nfs3Program::pathconf));
-  set(Proc::Commit, "COMMIT", Mutates | Idempotent, typed(p, &Nfs3Program::commit));
+  set(Proc::Null, [&p](const CallContext& ctx, xdr::Reader&, xdr::Writer&) -> Awaitable<Outcome> {
+    co_await p.null(ctx);
+    co_return Outcome::Success;
+  });
+  set(Proc::Getattr, typed(p, &Nfs3Program::getattr));
+  set(Proc::Setattr, typed(p, &Nfs3Program::setattr));
+  set(Proc::Lookup, typed(p, &Nfs3Program::lookup));
+  set(Proc::Access, typed(p, &Nfs3Program::access));
+  set(Proc::Readlink, typed(p, &Nfs3Program::readlink));
+  set(Proc::Read, typed(p, &Nfs3Program::read));
+  set(Proc::Write, typed(p, &Nfs3Program::write));
+  set(Proc::Create, typed(p, &Nfs3Program::create));
+  set(Proc::Mkdir, typed(p, &Nfs3Program::mkdir));
+  set(Proc::Symlink, typed(p, &Nfs3Program::symlink));
+  set(Proc::Mknod, typed(p, &Nfs3Program::mknod));
+  set(Proc::Remove, typed(p, &Nfs3Program::remove));
+  set(Proc::Rmdir, typed(p, &Nfs3Program::rmdir));
+  set(Proc::Rename, typed(p, &Nfs3Program::rename));
+  set(Proc::Link, typed(p, &Nfs3Program::link));
+  set(Proc::Readdir, typed(p, &Nfs3Program::readdir));
+  set(Proc::Readdirplus, typed(p, &Nfs3Program::readdirplus));
+  set(Proc::Fsstat, typed(p, &Nfs3Program::fsstat));
+  set(Proc::Fsinfo, typed(p, &Nfs3Program::fsinfo));
+  set(Proc::Pathconf, typed(p, &Nfs3Program::pathconf));
+  set(Proc::Commit, typed(p, &Nfs3Program::commit));
   return t;
 }
 

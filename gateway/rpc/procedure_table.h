@@ -10,6 +10,7 @@
 
 #include "gateway/awaitable.h"
 #include "gateway/call_context.h"
+#include "gateway/rpc/procedure_flags.h"  // flags::Mutates, flags::Idempotent
 #include "protocol/xdr.h"
 
 namespace nfsgw::rpc {
@@ -22,11 +23,6 @@ enum class Outcome {
   GarbageArgs,  // the arguments did not decode
   SystemErr,    // the handler failed unexpectedly
 };
-
-namespace flags {
-constexpr std::uint32_t Mutates = 0x1;     // changes the file system (refused on "ro")
-constexpr std::uint32_t Idempotent = 0x2;  // safe to repeat (retried upstream)
-}  // namespace flags
 
 /// Decodes the arguments from `args`, runs the procedure and encodes its result into
 /// `out`. Must not write to `out` unless it returns Outcome::Success.

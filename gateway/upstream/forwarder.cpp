@@ -6,6 +6,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "gateway/rpc/nfs3_procedure_info.h"
 #include "gateway/upstream/libnfs_convert.h"
 #include "gateway/upstream/origin_mount.h"
 #include "gateway/upstream/upstream_await.h"
@@ -40,6 +41,21 @@ Awaitable<Res> forward(UpstreamPool& pool, CallSpec spec, LibArgs* args,
         return send(rpc, cb, args, p);
       },
       reply_into<LibRes, Res>(spec.what));
+}
+
+using nfs3::Proc;
+
+/// Name and idempotency of a call without arguments (NULL), from the procedure
+/// table shared with the dispatcher (gateway/rpc/nfs3_procedure_info.h).
+CallSpec spec_of(Proc proc, const CallContext& ctx) {
+  return {rpc::nfs3_idempotent(proc), rpc::nfs3_procedure(proc).name, &ctx.cred};
+}
+
+/// The same for a call with arguments, with the table's per-call rule (a guarded
+/// SETATTR is not idempotent).
+template <typename Args>
+CallSpec spec_of(Proc proc, const CallContext& ctx, const Args& args) {
+  return {rpc::nfs3_call_idempotent(proc, args), rpc::nfs3_procedure(proc).name, &ctx.cred};
 }
 
 /// libnfs sends names and paths as C strings: an embedded NUL would silently
@@ -85,7 +101,7 @@ std::size_t Forwarder::connections_up() const { return pool_->connections_up(); 
 
 Awaitable<void> Forwarder::null(const CallContext& ctx) {
   co_await await_call<NullRes>(
-      *pool_, {true, "NULL", &ctx.cred},
+      *pool_, spec_of(Proc::Null, ctx),
       [](struct rpc_context* rpc, RpcCallback cb, void* p) { return rpc_nfs3_null_async(rpc, cb, p); },
       [](void*, NullRes&) {});
 }
@@ -94,16 +110,15 @@ Awaitable<nfs3::GetattrRes> Forwarder::getattr(const CallContext& ctx, nfs3::Get
   ::GETATTR3args a;
   convert::to_libnfs(args, a);
   co_return co_await forward<nfs3::GetattrRes, ::GETATTR3res>(
-      *pool_, {true, "GETATTR", &ctx.cred}, &a, &rpc_nfs3_getattr_async);
+      *pool_, spec_of(Proc::Getattr, ctx, args), &a, &rpc_nfs3_getattr_async);
 }
 
 Awaitable<nfs3::SetattrRes> Forwarder::setattr(const CallContext& ctx, nfs3::SetattrArgs args) {
   ::SETATTR3args a;
   convert::to_libnfs(args, a);
-  // Unguarded SETATTR sets absolute values: doing it twice is harmless. A guarded
-  // one checks ctime, which the first execution changes: not safe to repeat.
+  // Idempotent unless guarded: the one per-call rule of nfs3_procedure_info.h.
   co_return co_await forward<nfs3::SetattrRes, ::SETATTR3res>(
-      *pool_, {!args.guard.has_value(), "SETATTR", &ctx.cred}, &a, &rpc_nfs3_setattr_async);
+      *pool_, spec_of(Proc::Setattr, ctx, args), &a, &rpc_nfs3_setattr_async);
 }
 
 Awaitable<nfs3::LookupRes> Forwarder::lookup(const CallContext& ctx, nfs3::LookupArgs args) {
@@ -111,36 +126,35 @@ Awaitable<nfs3::LookupRes> Forwarder::lookup(const CallContext& ctx, nfs3::Looku
   ::LOOKUP3args a;
   convert::to_libnfs(args, a);
   co_return co_await forward<nfs3::LookupRes, ::LOOKUP3res>(
-      *pool_, {true, "LOOKUP", &ctx.cred}, &a, &rpc_nfs3_lookup_async);
+      *pool_, spec_of(Proc::Lookup, ctx, args), &a, &rpc_nfs3_lookup_async);
 }
 
 Awaitable<nfs3::AccessRes> Forwarder::access(const CallContext& ctx, nfs3::AccessArgs args) {
   ::ACCESS3args a;
   convert::to_libnfs(args, a);
   co_return co_await forward<nfs3::AccessRes, ::ACCESS3res>(
-      *pool_, {true, "ACCESS", &ctx.cred}, &a, &rpc_nfs3_access_async);
+      *pool_, spec_of(Proc::Access, ctx, args), &a, &rpc_nfs3_access_async);
 }
 
 Awaitable<nfs3::ReadlinkRes> Forwarder::readlink(const CallContext& ctx, nfs3::ReadlinkArgs args) {
   ::READLINK3args a;
   convert::to_libnfs(args, a);
   co_return co_await forward<nfs3::ReadlinkRes, ::READLINK3res>(
-      *pool_, {true, "READLINK", &ctx.cred}, &a, &rpc_nfs3_readlink_async);
+      *pool_, spec_of(Proc::Readlink, ctx, args), &a, &rpc_nfs3_readlink_async);
 }
 
 Awaitable<nfs3::ReadRes> Forwarder::read(const CallContext& ctx, nfs3::ReadArgs args) {
   ::READ3args a;
   convert::to_libnfs(args, a);
-  co_return co_await forward<nfs3::ReadRes, ::READ3res>(*pool_, {true, "READ", &ctx.cred}, &a,
-                                                         &rpc_nfs3_read_async);
+  co_return co_await forward<nfs3::ReadRes, ::READ3res>(
+      *pool_, spec_of(Proc::Read, ctx, args), &a, &rpc_nfs3_read_async);
 }
 
 Awaitable<nfs3::WriteRes> Forwarder::write(const CallContext& ctx, nfs3::WriteArgs args) {
   ::WRITE3args a;
   convert::to_libnfs(args, a);
-  // Writing the same bytes at the same offset twice leaves the same file.
-  co_return co_await forward<nfs3::WriteRes, ::WRITE3res>(*pool_, {true, "WRITE", &ctx.cred}, &a,
-                                                           &rpc_nfs3_write_async);
+  co_return co_await forward<nfs3::WriteRes, ::WRITE3res>(
+      *pool_, spec_of(Proc::Write, ctx, args), &a, &rpc_nfs3_write_async);
 }
 
 Awaitable<nfs3::CreateRes> Forwarder::create(const CallContext& ctx, nfs3::CreateArgs args) {
@@ -148,15 +162,15 @@ Awaitable<nfs3::CreateRes> Forwarder::create(const CallContext& ctx, nfs3::Creat
   ::CREATE3args a;
   convert::to_libnfs(args, a);
   co_return co_await forward<nfs3::CreateRes, ::CREATE3res>(
-      *pool_, {false, "CREATE", &ctx.cred}, &a, &rpc_nfs3_create_async);
+      *pool_, spec_of(Proc::Create, ctx, args), &a, &rpc_nfs3_create_async);
 }
 
 Awaitable<nfs3::MkdirRes> Forwarder::mkdir(const CallContext& ctx, nfs3::MkdirArgs args) {
   if (!c_string_safe(args.where.name)) co_return refused<nfs3::MkdirRes>(nfs3::Status::Inval);
   ::MKDIR3args a;
   convert::to_libnfs(args, a);
-  co_return co_await forward<nfs3::MkdirRes, ::MKDIR3res>(*pool_, {false, "MKDIR", &ctx.cred}, &a,
-                                                           &rpc_nfs3_mkdir_async);
+  co_return co_await forward<nfs3::MkdirRes, ::MKDIR3res>(
+      *pool_, spec_of(Proc::Mkdir, ctx, args), &a, &rpc_nfs3_mkdir_async);
 }
 
 Awaitable<nfs3::SymlinkRes> Forwarder::symlink(const CallContext& ctx, nfs3::SymlinkArgs args) {
@@ -166,15 +180,15 @@ Awaitable<nfs3::SymlinkRes> Forwarder::symlink(const CallContext& ctx, nfs3::Sym
   ::SYMLINK3args a;
   convert::to_libnfs(args, a);
   co_return co_await forward<nfs3::SymlinkRes, ::SYMLINK3res>(
-      *pool_, {false, "SYMLINK", &ctx.cred}, &a, &rpc_nfs3_symlink_async);
+      *pool_, spec_of(Proc::Symlink, ctx, args), &a, &rpc_nfs3_symlink_async);
 }
 
 Awaitable<nfs3::MknodRes> Forwarder::mknod(const CallContext& ctx, nfs3::MknodArgs args) {
   if (!c_string_safe(args.where.name)) co_return refused<nfs3::MknodRes>(nfs3::Status::Inval);
   ::MKNOD3args a;
   convert::to_libnfs(args, a);
-  co_return co_await forward<nfs3::MknodRes, ::MKNOD3res>(*pool_, {false, "MKNOD", &ctx.cred}, &a,
-                                                           &rpc_nfs3_mknod_async);
+  co_return co_await forward<nfs3::MknodRes, ::MKNOD3res>(
+      *pool_, spec_of(Proc::Mknod, ctx, args), &a, &rpc_nfs3_mknod_async);
 }
 
 Awaitable<nfs3::RemoveRes> Forwarder::remove(const CallContext& ctx, nfs3::RemoveArgs args) {
@@ -182,15 +196,15 @@ Awaitable<nfs3::RemoveRes> Forwarder::remove(const CallContext& ctx, nfs3::Remov
   ::REMOVE3args a;
   convert::to_libnfs(args, a);
   co_return co_await forward<nfs3::RemoveRes, ::REMOVE3res>(
-      *pool_, {false, "REMOVE", &ctx.cred}, &a, &rpc_nfs3_remove_async);
+      *pool_, spec_of(Proc::Remove, ctx, args), &a, &rpc_nfs3_remove_async);
 }
 
 Awaitable<nfs3::RmdirRes> Forwarder::rmdir(const CallContext& ctx, nfs3::RmdirArgs args) {
   if (!c_string_safe(args.object.name)) co_return refused<nfs3::RmdirRes>(nfs3::Status::Inval);
   ::RMDIR3args a;
   convert::to_libnfs(args, a);
-  co_return co_await forward<nfs3::RmdirRes, ::RMDIR3res>(*pool_, {false, "RMDIR", &ctx.cred}, &a,
-                                                           &rpc_nfs3_rmdir_async);
+  co_return co_await forward<nfs3::RmdirRes, ::RMDIR3res>(
+      *pool_, spec_of(Proc::Rmdir, ctx, args), &a, &rpc_nfs3_rmdir_async);
 }
 
 Awaitable<nfs3::RenameRes> Forwarder::rename(const CallContext& ctx, nfs3::RenameArgs args) {
@@ -200,22 +214,22 @@ Awaitable<nfs3::RenameRes> Forwarder::rename(const CallContext& ctx, nfs3::Renam
   ::RENAME3args a;
   convert::to_libnfs(args, a);
   co_return co_await forward<nfs3::RenameRes, ::RENAME3res>(
-      *pool_, {false, "RENAME", &ctx.cred}, &a, &rpc_nfs3_rename_async);
+      *pool_, spec_of(Proc::Rename, ctx, args), &a, &rpc_nfs3_rename_async);
 }
 
 Awaitable<nfs3::LinkRes> Forwarder::link(const CallContext& ctx, nfs3::LinkArgs args) {
   if (!c_string_safe(args.link.name)) co_return refused<nfs3::LinkRes>(nfs3::Status::Inval);
   ::LINK3args a;
   convert::to_libnfs(args, a);
-  co_return co_await forward<nfs3::LinkRes, ::LINK3res>(*pool_, {false, "LINK", &ctx.cred}, &a,
-                                                         &rpc_nfs3_link_async);
+  co_return co_await forward<nfs3::LinkRes, ::LINK3res>(
+      *pool_, spec_of(Proc::Link, ctx, args), &a, &rpc_nfs3_link_async);
 }
 
 Awaitable<nfs3::ReaddirRes> Forwarder::readdir(const CallContext& ctx, nfs3::ReaddirArgs args) {
   ::READDIR3args a;
   convert::to_libnfs(args, a);
   co_return co_await forward<nfs3::ReaddirRes, ::READDIR3res>(
-      *pool_, {true, "READDIR", &ctx.cred}, &a, &rpc_nfs3_readdir_async);
+      *pool_, spec_of(Proc::Readdir, ctx, args), &a, &rpc_nfs3_readdir_async);
 }
 
 Awaitable<nfs3::ReaddirplusRes> Forwarder::readdirplus(const CallContext& ctx,
@@ -223,35 +237,35 @@ Awaitable<nfs3::ReaddirplusRes> Forwarder::readdirplus(const CallContext& ctx,
   ::READDIRPLUS3args a;
   convert::to_libnfs(args, a);
   co_return co_await forward<nfs3::ReaddirplusRes, ::READDIRPLUS3res>(
-      *pool_, {true, "READDIRPLUS", &ctx.cred}, &a, &rpc_nfs3_readdirplus_async);
+      *pool_, spec_of(Proc::Readdirplus, ctx, args), &a, &rpc_nfs3_readdirplus_async);
 }
 
 Awaitable<nfs3::FsstatRes> Forwarder::fsstat(const CallContext& ctx, nfs3::FsstatArgs args) {
   ::FSSTAT3args a;
   convert::to_libnfs(args, a);
   co_return co_await forward<nfs3::FsstatRes, ::FSSTAT3res>(
-      *pool_, {true, "FSSTAT", &ctx.cred}, &a, &rpc_nfs3_fsstat_async);
+      *pool_, spec_of(Proc::Fsstat, ctx, args), &a, &rpc_nfs3_fsstat_async);
 }
 
 Awaitable<nfs3::FsinfoRes> Forwarder::fsinfo(const CallContext& ctx, nfs3::FsinfoArgs args) {
   ::FSINFO3args a;
   convert::to_libnfs(args, a);
   co_return co_await forward<nfs3::FsinfoRes, ::FSINFO3res>(
-      *pool_, {true, "FSINFO", &ctx.cred}, &a, &rpc_nfs3_fsinfo_async);
+      *pool_, spec_of(Proc::Fsinfo, ctx, args), &a, &rpc_nfs3_fsinfo_async);
 }
 
 Awaitable<nfs3::PathconfRes> Forwarder::pathconf(const CallContext& ctx, nfs3::PathconfArgs args) {
   ::PATHCONF3args a;
   convert::to_libnfs(args, a);
   co_return co_await forward<nfs3::PathconfRes, ::PATHCONF3res>(
-      *pool_, {true, "PATHCONF", &ctx.cred}, &a, &rpc_nfs3_pathconf_async);
+      *pool_, spec_of(Proc::Pathconf, ctx, args), &a, &rpc_nfs3_pathconf_async);
 }
 
 Awaitable<nfs3::CommitRes> Forwarder::commit(const CallContext& ctx, nfs3::CommitArgs args) {
   ::COMMIT3args a;
   convert::to_libnfs(args, a);
   co_return co_await forward<nfs3::CommitRes, ::COMMIT3res>(
-      *pool_, {true, "COMMIT", &ctx.cred}, &a, &rpc_nfs3_commit_async);
+      *pool_, spec_of(Proc::Commit, ctx, args), &a, &rpc_nfs3_commit_async);
 }
 
 }  // namespace nfsgw::upstream

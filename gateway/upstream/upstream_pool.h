@@ -5,7 +5,8 @@
 // restarting, makes callers wait, not fail: the behaviour of a hard mount).
 //
 // When a connection dies with calls in flight, the pool cannot know whether the
-// origin executed them. Idempotent calls (NULL, GETATTR, LOOKUP, ACCESS, READLINK,
+// origin executed them. Idempotent calls (decided once, in kNfs3Procedures of
+// gateway/rpc/nfs3_procedure_info.h: NULL, GETATTR, LOOKUP, ACCESS, READLINK,
 // READ, READDIR, READDIRPLUS, FSSTAT, FSINFO, PATHCONF, COMMIT, WRITE, SETATTR
 // without a guard) are simply sent again on the next connection up: executing
 // them twice gives the same result. Non-idempotent ones (CREATE, MKDIR, SYMLINK,

@@ -1,6 +1,7 @@
 // The origin going away: calls wait for it like on a hard mount, idempotent calls
 // are re-sent after a reconnect, non-idempotent ones caught by a dying connection
 // answer JUKEBOX, and an origin that is down at start-up fails nothing.
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -74,6 +75,46 @@ TEST(OutageTest, LostConnectionResendsIdempotentAndJukeboxesTheRest) {
   auto retry = h.call(&Forwarder::mkdir, as_root(), md);
   EXPECT_EQ(retry.status, nfs3::Status::Ok);
   EXPECT_EQ(::access((dir + "/never").c_str(), F_OK), 0);
+}
+
+TEST(OutageTest, LostConnectionResendsUnguardedSetattrAndJukeboxesGuardedOne) {
+  // The one per-call rule of gateway/rpc/nfs3_procedure_info.h: SETATTR is
+  // idempotent, unless it carries a guard (a second execution would fail it).
+  OriginBackOnExit guard;
+  const std::string dir = fresh_dir("setattr");
+  std::ofstream(dir + "/guarded") << "g";
+  std::ofstream(dir + "/plain") << "p";
+  ::chmod((dir + "/guarded").c_str(), 0644);
+  ::chmod((dir + "/plain").c_str(), 0644);
+  ForwarderHarness h(1);  // one connection: both calls are in flight on it
+  const auto gfh = h.lookup_path("setattr/guarded");
+  const auto pfh = h.lookup_path("setattr/plain");
+  const auto before = h.call(&Forwarder::getattr, as_root(), nfs3::GetattrArgs{gfh});
+  ASSERT_EQ(before.status, nfs3::Status::Ok);
+
+  nfs3::SetattrArgs guarded;
+  guarded.object = gfh;
+  guarded.new_attributes.mode = 0600;
+  guarded.guard = before.attributes.ctime;  // matches: would succeed once
+  nfs3::SetattrArgs plain;
+  plain.object = pfh;
+  plain.new_attributes.mode = 0640;
+
+  Origin::get().freeze();
+  auto g = h.spawn(&Forwarder::setattr, as_root(), guarded);
+  auto p = h.spawn(&Forwarder::setattr, as_root(), plain);
+  EXPECT_EQ(g.wait_for(1000ms), std::future_status::timeout);
+  EXPECT_EQ(p.wait_for(0ms), std::future_status::timeout);
+
+  Origin::get().kill_hard();
+  ASSERT_EQ(g.wait_for(kWait), std::future_status::ready);
+  EXPECT_EQ(g.future.get().status, nfs3::Status::Jukebox);
+
+  Origin::get().start();
+  ASSERT_EQ(p.wait_for(kWait), std::future_status::ready);
+  EXPECT_EQ(p.future.get().status, nfs3::Status::Ok);
+  EXPECT_EQ(lstat_or_fail(dir + "/plain").st_mode & 07777, 0640u);
+  EXPECT_EQ(lstat_or_fail(dir + "/guarded").st_mode & 07777, 0644u);
 }
 
 TEST(OutageTest, OriginDownAtStartupOnlyDelaysCalls) {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "gateway/rpc/dispatcher.h"
+#include "gateway/rpc/nfs3_procedure_info.h"
 #include "gateway/rpc/nfs3_procedures.h"
 #include "protocol/nfs3_codec.h"
 #include "tests/unit/gateway/fake_nfs3_program.h"
@@ -101,6 +102,42 @@ TEST_F(DispatcherTest, MutatingProceduresCarryTheMutatesFlag) {
   ASSERT_EQ(rep.header.accept, AcceptStat::Success);
   EXPECT_EQ(fake.write_args.data, (std::vector<std::uint8_t>{1, 2, 3}));
   EXPECT_TRUE(fake.last_ctx().proc_flags & rpc::flags::Mutates);
+}
+
+TEST_F(DispatcherTest, Nfs3TableTakesNamesAndFlagsFromTheProcedureInfo) {
+  const rpc::ProgramVersion t = rpc::make_nfs3_table(fake);
+  ASSERT_EQ(t.procedures.size(), rpc::kNfs3Procedures.size());
+  for (std::uint32_t i = 0; i < nfs3::kProcCount; ++i) {
+    const rpc::Nfs3ProcedureInfo& info = rpc::kNfs3Procedures[i];
+    EXPECT_EQ(static_cast<std::uint32_t>(info.proc), i);
+    EXPECT_STREQ(t.procedures[i].name, info.name) << i;
+    EXPECT_STREQ(info.name, nfs3::proc_name(i)) << i;  // the protocol's names for logs agree
+    EXPECT_EQ(t.procedures[i].flags, info.flags) << info.name;
+    EXPECT_TRUE(t.procedures[i].handler) << info.name;
+  }
+}
+
+TEST(Nfs3ProcedureInfo, WhichProceduresMutateAndWhichMayBeRepeated) {
+  using nfs3::Proc;
+  std::string mutates, not_idempotent;
+  for (const auto& p : rpc::kNfs3Procedures) {
+    if (p.flags & rpc::flags::Mutates) mutates += std::string(mutates.empty() ? "" : " ") + p.name;
+    if (!rpc::nfs3_idempotent(p.proc)) {
+      not_idempotent += std::string(not_idempotent.empty() ? "" : " ") + p.name;
+    }
+  }
+  EXPECT_EQ(mutates, "SETATTR WRITE CREATE MKDIR SYMLINK MKNOD REMOVE RMDIR RENAME LINK COMMIT");
+  EXPECT_EQ(not_idempotent, "CREATE MKDIR SYMLINK MKNOD REMOVE RMDIR RENAME LINK");
+  // The per-call rule: only a guarded SETATTR differs from its procedure's flag.
+  nfs3::SetattrArgs unguarded;
+  nfs3::SetattrArgs guarded;
+  guarded.guard = nfs3::Time{1, 2};
+  EXPECT_TRUE(rpc::nfs3_call_idempotent(Proc::Setattr, unguarded));
+  EXPECT_FALSE(rpc::nfs3_call_idempotent(Proc::Setattr, guarded));
+  EXPECT_TRUE(rpc::nfs3_call_idempotent(Proc::Write, nfs3::WriteArgs{}));
+  EXPECT_FALSE(rpc::nfs3_call_idempotent(Proc::Create, nfs3::CreateArgs{}));
+  static_assert(rpc::nfs3_call_idempotent(Proc::Getattr, nfs3::GetattrArgs{}));
+  static_assert(!rpc::nfs3_idempotent(Proc::Rename));
 }
 
 TEST_F(DispatcherTest, AuthNoneIsMarkedInTheContext) {
