@@ -147,12 +147,21 @@ using CreateVerf = std::array<std::uint8_t, kCreateVerfSize>;
 using WriteVerf = std::array<std::uint8_t, kWriteVerfSize>;
 
 // ---- procedure arguments and results -------------------------------------------
+//
+// Statuses nfsgw makes up: every result has `gateway_status`, false when the status
+// (and the rest of the result) is what the origin answered. It is set by the layer
+// that made the status up instead: JUKEBOX for a call lost with its connection,
+// SERVERFAULT for an unusable origin reply, ACCES for an RPC credential the origin
+// refused, INVAL for a NUL in a name the upstream client cannot send. It is never
+// encoded on the wire (the client sees an ordinary status), and a cache never stores
+// such a result: it says nothing about the file system.
 
 // GETATTR (1)
 struct GetattrArgs { FileHandle object; };
 struct GetattrRes {
   Status status = Status::Ok;
   Fattr attributes;  // ok
+  bool gateway_status = false;  // see "Statuses nfsgw makes up" above
 };
 
 // SETATTR (2)
@@ -164,6 +173,7 @@ struct SetattrArgs {
 struct SetattrRes {
   Status status = Status::Ok;
   WccData obj_wcc;  // ok and fail
+  bool gateway_status = false;  // see "Statuses nfsgw makes up" above
 };
 
 // LOOKUP (3)
@@ -173,6 +183,7 @@ struct LookupRes {
   FileHandle object;          // ok
   PostOpAttr obj_attributes;  // ok
   PostOpAttr dir_attributes;  // ok and fail
+  bool gateway_status = false;  // see "Statuses nfsgw makes up" above
 };
 
 // ACCESS (4)
@@ -188,6 +199,7 @@ struct AccessRes {
   Status status = Status::Ok;
   PostOpAttr obj_attributes;  // ok and fail
   std::uint32_t access = 0;   // ok
+  bool gateway_status = false;  // see "Statuses nfsgw makes up" above
 };
 
 // READLINK (5)
@@ -196,6 +208,7 @@ struct ReadlinkRes {
   Status status = Status::Ok;
   PostOpAttr symlink_attributes;  // ok and fail
   std::string data;               // ok
+  bool gateway_status = false;  // see "Statuses nfsgw makes up" above
 };
 
 // READ (6)
@@ -210,6 +223,7 @@ struct ReadRes {
   std::uint32_t count = 0;     // ok
   bool eof = false;            // ok
   std::vector<std::uint8_t> data;  // ok
+  bool gateway_status = false;  // see "Statuses nfsgw makes up" above
 };
 
 // WRITE (7)
@@ -227,6 +241,7 @@ struct WriteRes {
   std::uint32_t count = 0;     // ok
   StableHow committed = StableHow::Unstable;  // ok
   WriteVerf verf{};            // ok
+  bool gateway_status = false;  // see "Statuses nfsgw makes up" above
 };
 
 // CREATE (8)
@@ -243,6 +258,7 @@ struct CreateRes {
   PostOpFh obj;               // ok
   PostOpAttr obj_attributes;  // ok
   WccData dir_wcc;            // ok and fail
+  bool gateway_status = false;  // see "Statuses nfsgw makes up" above
 };
 
 // MKDIR (9)
@@ -275,6 +291,7 @@ struct RemoveArgs { DirOpArgs object; };
 struct RemoveRes {
   Status status = Status::Ok;
   WccData dir_wcc;  // ok and fail
+  bool gateway_status = false;  // see "Statuses nfsgw makes up" above
 };
 using RmdirArgs = RemoveArgs;
 using RmdirRes = RemoveRes;
@@ -288,6 +305,7 @@ struct RenameRes {
   Status status = Status::Ok;
   WccData fromdir_wcc;  // ok and fail
   WccData todir_wcc;    // ok and fail
+  bool gateway_status = false;  // see "Statuses nfsgw makes up" above
 };
 
 // LINK (15)
@@ -299,6 +317,7 @@ struct LinkRes {
   Status status = Status::Ok;
   PostOpAttr file_attributes;  // ok and fail
   WccData linkdir_wcc;         // ok and fail
+  bool gateway_status = false;  // see "Statuses nfsgw makes up" above
 };
 
 // READDIR (16)
@@ -319,6 +338,7 @@ struct ReaddirRes {
   CookieVerf cookieverf{};    // ok
   std::vector<DirEntry> entries;  // ok
   bool eof = false;               // ok
+  bool gateway_status = false;  // see "Statuses nfsgw makes up" above
 };
 
 // READDIRPLUS (17)
@@ -342,6 +362,7 @@ struct ReaddirplusRes {
   CookieVerf cookieverf{};    // ok
   std::vector<DirEntryPlus> entries;  // ok
   bool eof = false;                   // ok
+  bool gateway_status = false;  // see "Statuses nfsgw makes up" above
 };
 
 // FSSTAT (18)
@@ -352,6 +373,7 @@ struct FsstatRes {
   std::uint64_t tbytes = 0, fbytes = 0, abytes = 0;  // ok
   std::uint64_t tfiles = 0, ffiles = 0, afiles = 0;  // ok
   std::uint32_t invarsec = 0;                         // ok
+  bool gateway_status = false;  // see "Statuses nfsgw makes up" above
 };
 
 // FSINFO (19)
@@ -368,6 +390,7 @@ struct FsinfoRes {
   std::uint64_t maxfilesize = 0;                     // ok
   Time time_delta;                                   // ok
   std::uint32_t properties = 0;                      // ok
+  bool gateway_status = false;  // see "Statuses nfsgw makes up" above
 };
 
 // PATHCONF (20)
@@ -381,6 +404,7 @@ struct PathconfRes {
   bool chown_restricted = false;  // ok
   bool case_insensitive = false;  // ok
   bool case_preserving = false;   // ok
+  bool gateway_status = false;  // see "Statuses nfsgw makes up" above
 };
 
 // COMMIT (21)
@@ -393,6 +417,7 @@ struct CommitRes {
   Status status = Status::Ok;
   WccData file_wcc;  // ok and fail
   WriteVerf verf{};  // ok
+  bool gateway_status = false;  // see "Statuses nfsgw makes up" above
 };
 
 /// Human-readable procedure name ("GETATTR"), for logs and metrics.

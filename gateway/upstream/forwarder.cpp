@@ -19,7 +19,8 @@ namespace {
 constexpr std::uint32_t kNfsProgram = 100003;
 constexpr std::uint32_t kNfsVersion = 3;
 
-/// Copies libnfs's result into Res; an unrepresentable reply becomes SERVERFAULT.
+/// Copies libnfs's result into Res; an unrepresentable reply becomes SERVERFAULT,
+/// marked as nfsgw's own (gateway_status): the origin said something else.
 template <typename LibRes, typename Res>
 auto reply_into(const char* what) {
   return [what](void* data, Res& out) {
@@ -27,6 +28,7 @@ auto reply_into(const char* what) {
       spdlog::warn("upstream: unusable {} reply from the origin", what);
       out = Res{};
       out.status = nfs3::Status::ServerFault;
+      out.gateway_status = true;
     }
   };
 }
@@ -62,15 +64,18 @@ CallSpec spec_of(Proc proc, const CallContext& ctx, const Args& args) {
 /// truncate them into a different name, so such calls are refused here.
 bool c_string_safe(const std::string& s) { return s.find('\0') == std::string::npos; }
 
+/// A call answered by nfsgw without asking the origin (gateway_status).
 template <typename Res>
 Res refused(nfs3::Status status) {
   Res r{};
   r.status = status;
+  r.gateway_status = true;
   return r;
 }
 
 struct NullRes {
   nfs3::Status status = nfs3::Status::Ok;
+  bool gateway_status = false;  // as in protocol/nfs3_types.h; set by AwaitedCall::on_fail
 };
 
 }  // namespace

@@ -6,7 +6,9 @@
 // apply to the real user. Answers never throw: a lost origin makes idempotent calls
 // wait and non-idempotent ones answer NFS3ERR_JUKEBOX (see upstream_pool.h); an
 // origin RPC-level failure answers NFS3ERR_SERVERFAULT, a rejected credential
-// NFS3ERR_ACCES.
+// NFS3ERR_ACCES. Every such status nfsgw makes up (and INVAL for a name with a NUL,
+// which libnfs cannot send) comes with gateway_status set in the result; an answer
+// the origin gave never has it.
 #pragma once
 
 #include <utility>

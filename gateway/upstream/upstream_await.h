@@ -42,9 +42,12 @@ class AwaitedCall final : public UpstreamCall {
     reply_(data, res);
     finish(std::move(res));
   }
+  /// The status is nfsgw's own (JUKEBOX, SERVERFAULT, ACCES; see
+  /// UpstreamCall::on_fail), not the origin's: the result says so.
   void on_fail(nfs3::Status status) override {
     Res res{};
     res.status = status;
+    res.gateway_status = true;
     finish(std::move(res));
   }
 

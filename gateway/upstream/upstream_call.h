@@ -28,7 +28,12 @@ class UpstreamCall {
   virtual int queue(struct rpc_context* rpc, RpcCallback cb, void* private_data) = 0;
   /// The origin answered: `data` is libnfs's decoded result, freed after return.
   virtual void on_reply(void* data) = 0;
-  /// No usable answer: reply to the caller with `status`.
+  /// No usable answer: reply to the caller with `status`, a status nfsgw makes up
+  /// (JUKEBOX for a call lost with its connection or refused after stop(),
+  /// SERVERFAULT for a reply-level RPC failure or a call that cannot be queued,
+  /// ACCES for a credential the origin rejected at the RPC level; see
+  /// rpc_error_class.h). An NFSv3 result built from it has gateway_status set
+  /// (protocol/nfs3_types.h), so that no cache stores it.
   virtual void on_fail(nfs3::Status status) = 0;
 
   /// May be sent again after its connection died (see upstream_pool.h).

@@ -392,6 +392,8 @@ void UpstreamConnection::on_call_cb(struct rpc_context*, int status, void* data,
     return;
   }
   const char* message = status == RPC_STATUS_ERROR ? static_cast<const char*>(data) : nullptr;
+  // The statuses below are nfsgw's, not answers of the origin's NFS service:
+  // on_fail marks the result gateway_status, so no cache keeps it.
   switch (classify_rpc_failure(status, message)) {
     case RpcFailure::ConnectionLost:
       self->orphans_.push_back(std::move(call));  // handed to the pool once libnfs returns

@@ -34,6 +34,7 @@ class CredsTest : public ::testing::Test {
 TEST_F(CredsTest, UserIsDeniedWhereRootIsAllowed) {
   auto as_1000 = h_.call(&Forwarder::lookup, as_user(1000, 1000), nfs3::LookupArgs{{private_, "secret"}});
   EXPECT_EQ(as_1000.status, nfs3::Status::Acces);
+  EXPECT_FALSE(as_1000.gateway_status);  // the origin's permission check, not nfsgw's
   auto as_0 = h_.call(&Forwarder::lookup, as_root(), nfs3::LookupArgs{{private_, "secret"}});
   EXPECT_EQ(as_0.status, nfs3::Status::Ok);
   // And again as the user on the same connections: the identity follows each call.

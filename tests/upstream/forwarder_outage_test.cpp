@@ -62,13 +62,16 @@ TEST(OutageTest, LostConnectionResendsIdempotentAndJukeboxesTheRest) {
 
   Origin::get().kill_hard();  // the connection dies with both calls sent, unanswered
   ASSERT_EQ(mkdir.wait_for(kWait), std::future_status::ready);
-  EXPECT_EQ(mkdir.future.get().status, nfs3::Status::Jukebox);
+  const auto lost = mkdir.future.get();
+  EXPECT_EQ(lost.status, nfs3::Status::Jukebox);
+  EXPECT_TRUE(lost.gateway_status);  // made up by nfsgw: the origin never answered
   EXPECT_NE(::access((dir + "/never").c_str(), F_OK), 0);
 
   Origin::get().start();
   ASSERT_EQ(getattr.wait_for(kWait), std::future_status::ready);
   auto res = getattr.future.get();
   ASSERT_EQ(res.status, nfs3::Status::Ok);
+  EXPECT_FALSE(res.gateway_status);  // re-sent, then answered by the origin
   EXPECT_EQ(res.attributes.size, 3u);
 
   // And the re-established connection serves new non-idempotent calls.
@@ -108,13 +111,39 @@ TEST(OutageTest, LostConnectionResendsUnguardedSetattrAndJukeboxesGuardedOne) {
 
   Origin::get().kill_hard();
   ASSERT_EQ(g.wait_for(kWait), std::future_status::ready);
-  EXPECT_EQ(g.future.get().status, nfs3::Status::Jukebox);
+  const auto lost = g.future.get();
+  EXPECT_EQ(lost.status, nfs3::Status::Jukebox);
+  EXPECT_TRUE(lost.gateway_status);
 
   Origin::get().start();
   ASSERT_EQ(p.wait_for(kWait), std::future_status::ready);
   EXPECT_EQ(p.future.get().status, nfs3::Status::Ok);
   EXPECT_EQ(lstat_or_fail(dir + "/plain").st_mode & 07777, 0640u);
   EXPECT_EQ(lstat_or_fail(dir + "/guarded").st_mode & 07777, 0644u);
+}
+
+TEST(OutageTest, StoppedForwarderAnswersJukeboxMarkedAsNfsgws) {
+  ForwarderHarness h(2);
+  const auto before = h.call(&Forwarder::getattr, as_root(), nfs3::GetattrArgs{h.root()});
+  ASSERT_EQ(before.status, nfs3::Status::Ok);
+  EXPECT_FALSE(before.gateway_status);
+
+  h.fwd().stop();  // the pool refuses every call from now on
+  const auto after = h.call(&Forwarder::getattr, as_root(), nfs3::GetattrArgs{h.root()});
+  EXPECT_EQ(after.status, nfs3::Status::Jukebox);
+  EXPECT_TRUE(after.gateway_status);
+  nfs3::LookupArgs lk;
+  lk.what = {h.root(), "anything"};
+  const auto lookup = h.call(&Forwarder::lookup, as_root(), lk);
+  EXPECT_EQ(lookup.status, nfs3::Status::Jukebox);
+  EXPECT_TRUE(lookup.gateway_status);
+  nfs3::ReaddirplusArgs rd;
+  rd.dir = h.root();
+  rd.dircount = 4096;
+  rd.maxcount = 8192;
+  const auto listing = h.call(&Forwarder::readdirplus, as_root(), rd);
+  EXPECT_EQ(listing.status, nfs3::Status::Jukebox);
+  EXPECT_TRUE(listing.gateway_status);
 }
 
 TEST(OutageTest, OriginDownAtStartupOnlyDelaysCalls) {
