@@ -17,10 +17,13 @@ struct HandleTranslator::Route {
 
 namespace {
 
+/// A status the translator answers itself (BADHANDLE, STALE, ACCES, ROFS, XDEV,
+/// SERVERFAULT): never the origin's.
 template <typename Res>
 Res failure(Status s) {
   Res r;
   r.status = s;
+  r.gateway_status = true;
   return r;
 }
 
