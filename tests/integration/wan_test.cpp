@@ -1,9 +1,11 @@
 // nfsgw over an emulated WAN: origin ganesha <- wan-emu <- nfsgw <- libnfs raw client.
 // wan-emu counts every RPC call that reaches the origin and plays the WAN's faults
 // (delay, cut/restore), so these tests state what a client call costs upstream and
-// how the gateway behaves when the far link misbehaves:
-//  - the origin-call baseline the metadata cache is meant to cut: today one client
-//    LOOKUP (or GETATTR) costs exactly one origin call, and nothing else is sent;
+// how the gateway behaves when the far link misbehaves. The gateway here runs as a
+// pure pass-through: its export has `metadata_cache = false`, so
+//  - one client LOOKUP (or GETATTR) costs exactly one origin call, and nothing else
+//    is sent: the baseline the metadata cache is measured against
+//    (metadata_cache_test states what the cache saves);
 //  - an outage makes client calls wait (hard-mount behaviour), not fail, and they
 //    complete once the link is back;
 //  - calls are pipelined to the origin: 64 LOOKUPs in flight over a 40 ms RTT link
@@ -24,9 +26,7 @@
 #include <functional>
 #include <iostream>
 #include <future>
-#include <map>
 #include <memory>
-#include <regex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -37,6 +37,7 @@
 #include "tests/support/process.h"
 #include "tests/support/raw_nfs.h"
 #include "tests/support/temp_dir.h"
+#include "tests/support/wan_relay.h"
 
 namespace {
 
@@ -44,19 +45,16 @@ using namespace integ;
 using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 
-constexpr std::uint32_t kNfs3ErrNoent = 2;
-const std::string kLookupKey = "100003:3:3";
-const std::string kGetattrKey = "100003:3:1";
-const std::string kReadKey = "100003:3:6";
+const std::string kLookupKey = nfs3_key(3);
+const std::string kGetattrKey = nfs3_key(1);
 
 /// Everything the tests of this binary share: the origin, the relay in front of it
-/// and one nfsgw whose origin URL points at the relay.
+/// and one pass-through nfsgw whose origin URL points at the relay.
 struct WanSetup {
   std::unique_ptr<GaneshaOrigin> origin;
   std::unique_ptr<TempDir> dir;
-  std::unique_ptr<Process> relay;
+  std::unique_ptr<WanRelay> relay;
   std::unique_ptr<Gateway> gateway;
-  std::string relay_bin;
   std::string skip_reason;  // set when a binary is missing: every test fails
 };
 
@@ -65,43 +63,34 @@ WanSetup& setup() {
   return s;
 }
 
-std::string control_addr() { return "127.0.0.1:" + std::to_string(kWanRelayControlPort); }
-
 class WanEnvironment : public ::testing::Environment {
  public:
   void SetUp() override {
     auto& s = setup();
-    auto relay_bin = wan_emu_binary();
     if (!nfsgw_binary()) {
       s.skip_reason = "nfsgw binary not found (set NFSGW_BIN or build target nfsgw)";
       return;
     }
-    if (!relay_bin) {
+    if (!wan_emu_binary()) {
       s.skip_reason = "wan-emu binary not found (build target wan-emu or set WAN_EMU_BIN)";
       return;
     }
-    s.relay_bin = *relay_bin;
     try {
       s.origin = std::make_unique<GaneshaOrigin>(kWanOriginNfsPort, kWanOriginMountPort);
       s.origin->start();
       s.dir = std::make_unique<TempDir>("wan");
-      s.relay = std::make_unique<Process>(
-          std::vector<std::string>{s.relay_bin, "--pair",
-                                   "127.0.0.1:" + std::to_string(kWanRelayNfsPort) + "=127.0.0.1:" +
-                                       std::to_string(kWanOriginNfsPort),
-                                   "--pair",
-                                   "127.0.0.1:" + std::to_string(kWanRelayMountPort) + "=127.0.0.1:" +
-                                       std::to_string(kWanOriginMountPort),
-                                   "--control", control_addr()},
-          s.dir->sub("relay.log"));
-      if (!wait_for_port(kWanRelayControlPort, 10000, s.relay.get())) {
-        FAIL() << "wan-emu did not come up:\n" << s.relay->log();
-      }
+      s.relay = std::make_unique<WanRelay>(
+          std::vector<std::pair<std::uint16_t, std::uint16_t>>{{kWanRelayNfsPort, kWanOriginNfsPort},
+                                                               {kWanRelayMountPort, kWanOriginMountPort}},
+          kWanRelayControlPort, s.dir->sub("relay.log"));
       GatewayConfig cfg;
       cfg.port = kWanGatewayPort;
       cfg.origin_url = "nfs://127.0.0.1" + s.origin->export_dir() + "?nfsport=" + std::to_string(kWanRelayNfsPort) +
                        "&mountport=" + std::to_string(kWanRelayMountPort);
       cfg.upstream_connections = 4;
+      // The pass-through path: every call is forwarded, nothing is answered from
+      // a metadata cache.
+      cfg.metadata.enabled = false;
       s.gateway = std::make_unique<Gateway>(cfg, s.dir->sub("gw"));
       s.gateway->start();
     } catch (const std::exception& e) {
@@ -116,7 +105,6 @@ class WanEnvironment : public ::testing::Environment {
       EXPECT_EQ(code, 0) << "nfsgw did not stop cleanly on SIGTERM; log:\n" << s.gateway->log();
     }
     s.gateway.reset();
-    if (s.relay) s.relay->stop();
     s.relay.reset();
     s.dir.reset();
     s.origin.reset();  // stops ganesha, removes its directories
@@ -127,40 +115,24 @@ auto* const kEnv = ::testing::AddGlobalTestEnvironment(new WanEnvironment);
 
 /// Sends one control command to the relay; the answer line (exit status checked).
 std::string relay_ctl(const std::vector<std::string>& cmd) {
-  std::vector<std::string> argv = {setup().relay_bin, "--ctl", control_addr()};
-  argv.insert(argv.end(), cmd.begin(), cmd.end());
-  auto r = run(argv, std::chrono::seconds(15));
-  EXPECT_EQ(r.exit_code, 0) << "wan-emu --ctl " << cmd.front() << ": " << r.output;
-  return r.output;
+  bool ok = false;
+  std::string answer = setup().relay->ctl(cmd, &ok);
+  EXPECT_TRUE(ok) << "wan-emu --ctl " << cmd.front() << ": " << answer;
+  return answer;
 }
 
-struct ProcCount {
-  long calls = 0, replies = 0;
-};
-
-/// The "procs" object of a stats answer: "prog:vers:proc" -> calls, replies.
-/// A stats line without "procs" fails the calling test (ok = false).
-std::map<std::string, ProcCount> relay_procs(bool* ok) {
-  std::string json = relay_ctl({"stats"});
-  *ok = json.find("\"procs\"") != std::string::npos;
-  std::map<std::string, ProcCount> out;
-  static const std::regex entry(R"re("(\d+:\d+:\d+)":\{"calls":(\d+),"replies":(\d+))re");
-  for (auto it = std::sregex_iterator(json.begin(), json.end(), entry); it != std::sregex_iterator(); ++it) {
-    out[(*it)[1]] = {std::stol((*it)[2]), std::stol((*it)[3])};
-  }
-  return out;
-}
-
-std::string describe(const std::map<std::string, ProcCount>& procs) {
-  std::string s;
-  for (const auto& [k, v] : procs) s += k + " calls " + std::to_string(v.calls) + " replies " + std::to_string(v.replies) + "; ";
-  return s.empty() ? "(no calls)" : s;
+/// The relay's per-procedure counters; a stats line without "procs" fails the
+/// calling test (ok = false).
+ProcCounts relay_procs(bool* ok) {
+  auto procs = setup().relay->procs();
+  *ok = procs.has_value();
+  return procs.value_or(ProcCounts{});
 }
 
 /// Leaves the relay as the next test expects it, whatever this test did.
 struct RelayRestorer {
   ~RelayRestorer() {
-    if (setup().relay_bin.empty()) return;
+    if (!setup().relay) return;
     relay_ctl({"restore"});
     relay_ctl({"delay", "0"});
   }
@@ -201,9 +173,9 @@ class Wan : public ::testing::Test {
   RelayRestorer restorer_;
 };
 
-// Baseline: with no metadata cache yet, every client LOOKUP is one origin LOOKUP,
-// whether the name exists or not and however often it was asked before; and the
-// gateway adds no other origin traffic of its own.
+// Baseline: with the metadata cache switched off, every client LOOKUP is one
+// origin LOOKUP, whether the name exists or not and however often it was asked
+// before; and the gateway adds no other origin traffic of its own.
 TEST_F(Wan, EachLookupCostsExactlyOneOriginCall) {
   constexpr int kExisting = 20;
   for (int i = 0; i < kExisting; ++i) make_file("f" + std::to_string(i), "x");
@@ -240,8 +212,8 @@ TEST_F(Wan, EachLookupCostsExactlyOneOriginCall) {
   }
 }
 
-// The same for GETATTR: N client GETATTRs (distinct and repeated handles) are N
-// origin GETATTRs and nothing else.
+// The same for GETATTR: with the metadata cache off, N client GETATTRs (distinct
+// and repeated handles) are N origin GETATTRs and nothing else.
 TEST_F(Wan, EachGetattrCostsExactlyOneOriginCall) {
   constexpr int kFiles = 10;
   std::vector<Handle> handles;
@@ -303,7 +275,7 @@ struct BackgroundCall {
 // An outage of the far link: calls issued while it is cut neither complete nor
 // fail; they wait, and complete correctly once the link is restored. The calls
 // are chosen so no cache could answer them: READ of a file never read, LOOKUP of
-// a name created during the outage, and GETATTR (no attribute cache today).
+// a name created during the outage, and GETATTR (the metadata cache is off).
 TEST_F(Wan, CutLinkMakesCallsWaitThenCompleteOnRestore) {
   const std::string content = "contents that must come from the origin";
   make_file("r", content);

@@ -1,6 +1,7 @@
 #include "tests/support/nfsgw_process.h"
 
 #include <arpa/inet.h>
+#include <signal.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -58,6 +59,29 @@ std::string quoted(const std::string& s) {
 }
 }  // namespace
 
+namespace {
+
+void append_export(std::string& t, const ExportSettings& e, const std::string& origin_url) {
+  t += "[[export]]\n";
+  t += "path = " + quoted(e.export_path) + "\n";
+  t += "origin = " + quoted(origin_url) + "\n";
+  t += "access = " + quoted(e.access) + "\n";
+  t += "squash = " + quoted(e.squash) + "\n";
+  t += "anon_uid = " + std::to_string(e.anon_uid) + "\n";
+  t += "anon_gid = " + std::to_string(e.anon_gid) + "\n";
+  t += "clients = [";
+  for (size_t i = 0; i < e.clients.size(); ++i) t += (i ? ", " : "") + quoted(e.clients[i]);
+  t += "]\n";
+  t += "upstream_connections = " + std::to_string(e.upstream_connections) + "\n";
+  const auto& m = e.metadata;
+  if (m.enabled) t += std::string("metadata_cache = ") + (*m.enabled ? "true" : "false") + "\n";
+  if (m.consistency) t += "consistency = " + quoted(*m.consistency) + "\n";
+  if (m.access_check) t += "access_check = " + quoted(*m.access_check) + "\n";
+  for (const auto& [key, value] : m.durations) t += key + " = " + quoted(value) + "\n";
+}
+
+}  // namespace
+
 std::string gateway_toml(const GatewayConfig& cfg, const std::string& cache_dir) {
   std::string t;
   t += "[server]\n";
@@ -68,18 +92,16 @@ std::string gateway_toml(const GatewayConfig& cfg, const std::string& cache_dir)
   t += "threads = " + std::to_string(cfg.threads) + "\n";
   t += "max_record_bytes = " + std::to_string(cfg.max_record_bytes) + "\n\n";
   t += "[cache]\n";
-  t += "dir = " + quoted(cache_dir) + "\n\n";
-  t += "[[export]]\n";
-  t += "path = " + quoted(cfg.export_path) + "\n";
-  t += "origin = " + quoted(cfg.origin_url) + "\n";
-  t += "access = " + quoted(cfg.access) + "\n";
-  t += "squash = " + quoted(cfg.squash) + "\n";
-  t += "anon_uid = " + std::to_string(cfg.anon_uid) + "\n";
-  t += "anon_gid = " + std::to_string(cfg.anon_gid) + "\n";
-  t += "clients = [";
-  for (size_t i = 0; i < cfg.clients.size(); ++i) t += (i ? ", " : "") + quoted(cfg.clients[i]);
-  t += "]\n";
-  t += "upstream_connections = " + std::to_string(cfg.upstream_connections) + "\n";
+  t += "dir = " + quoted(cache_dir) + "\n";
+  if (cfg.memory_mb) t += "memory_mb = " + std::to_string(*cfg.memory_mb) + "\n";
+  if (cfg.metadata_max_gb) t += "metadata_max_gb = " + std::to_string(*cfg.metadata_max_gb) + "\n";
+  if (cfg.secret_file) t += "secret_file = " + quoted(*cfg.secret_file) + "\n";
+  t += "\n";
+  append_export(t, cfg, cfg.origin_url);
+  for (const auto& e : cfg.extra_exports) {
+    t += "\n";
+    append_export(t, e, e.origin_url.empty() ? cfg.origin_url : e.origin_url);
+  }
   return t;
 }
 
@@ -112,6 +134,23 @@ int Gateway::stop() {
   int code = proc_->stop();
   proc_.reset();
   return code;
+}
+
+int Gateway::kill9() {
+  if (!proc_) return -1;
+  proc_->signal(SIGKILL);
+  int code = proc_->wait(std::chrono::seconds(30)).value_or(-1);
+  proc_.reset();
+  return code;
+}
+
+RunResult Gateway::cli(const std::string& command, const std::vector<std::string>& args,
+                       std::chrono::milliseconds timeout) const {
+  auto bin = nfsgw_binary();
+  if (!bin) return RunResult{-1, "nfsgw binary not found"};
+  std::vector<std::string> argv = {*bin, command, "--config", config_path_};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run(argv, timeout);
 }
 
 bool Gateway::running() const { return proc_ && proc_->running(); }

@@ -3,7 +3,9 @@
 // TCP connections, and stops it with SIGTERM like an operator would.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -38,17 +40,42 @@ bool selftest_mode();
       GTEST_FAIL() << "nfsgw binary not found (set NFSGW_BIN or build target nfsgw)";    \
   } while (0)
 
-struct GatewayConfig {
-  std::uint16_t port = 0;           // NFS and MOUNT both on this port
-  std::string origin_url;           // libnfs URL of the origin export
+/// An export's metadata cache settings. Only what is set is written to the TOML,
+/// so a test that sets nothing runs with nfsgw's own defaults.
+struct MetadataCacheSettings {
+  std::optional<bool> enabled;             // metadata_cache
+  std::optional<std::string> consistency;  // "ttl" | "strict" | "immutable"
+  std::optional<std::string> access_check; // "origin" | "local"
+  /// Window keys and their duration strings: {"attr_ttl", "2s"}, {"dir_ttl", "10m"},
+  /// negative_ttl, access_ttl, fsstat_ttl, fsinfo_ttl (written as given).
+  std::map<std::string, std::string> durations;
+};
+
+/// One [[export]] table.
+struct ExportSettings {
   std::string export_path = "/export";
+  std::string origin_url;           // libnfs URL of the origin export
   std::string access = "rw";        // "rw" | "ro"
   std::string squash = "none";      // "none" | "root" | "all"
   std::uint32_t anon_uid = 65534, anon_gid = 65534;
   std::vector<std::string> clients = {"127.0.0.0/8"};
-  unsigned threads = 2;
   unsigned upstream_connections = 4;
+  MetadataCacheSettings metadata;
+};
+
+/// A gateway: its first export (the inherited fields, as before), the server and
+/// cache settings, and optionally more exports.
+struct GatewayConfig : ExportSettings {
+  std::uint16_t port = 0;           // NFS and MOUNT both on this port
+  unsigned threads = 2;
   std::uint32_t max_record_bytes = 4u << 20;
+  // [cache]; unset keys are not written (nfsgw's defaults).
+  std::optional<unsigned> memory_mb;
+  std::optional<unsigned> metadata_max_gb;
+  std::optional<std::string> secret_file;  // default <cache dir>/secret
+  /// Further [[export]] tables after the first; an empty origin_url means the
+  /// first export's.
+  std::vector<ExportSettings> extra_exports;
 };
 
 /// The TOML text nfsgw reads for `cfg`, with its cache under `cache_dir`.
@@ -67,6 +94,9 @@ class Gateway {
   void start();
   /// SIGTERM and wait; returns the exit code.
   int stop();
+  /// SIGKILL (a crash: nothing is flushed or closed) and wait; returns the exit
+  /// code (137). start() again serves from the same config and cache dir.
+  int kill9();
   bool running() const;
 
   /// Client URL of the export: nfs://127.0.0.1/export?nfsport=P&mountport=P
@@ -74,7 +104,15 @@ class Gateway {
   std::string url(const std::string& file) const;  // a file below the export root
   std::uint16_t port() const { return cfg_.port; }
   const std::string& config_path() const { return config_path_; }
+  const GatewayConfig& config() const { return cfg_; }
+  std::string cache_dir() const { return work_dir_ + "/cache"; }
   std::string log() const;
+
+  /// Runs the admin CLI against this gateway's config:
+  /// `nfsgw <command> --config <config_path()> <args...>` (e.g. "stats", or
+  /// "invalidate" with {"/export/dir", "--recursive"}), bounded by `timeout`.
+  RunResult cli(const std::string& command, const std::vector<std::string>& args = {},
+                std::chrono::milliseconds timeout = std::chrono::seconds(30)) const;
 
  private:
   GatewayConfig cfg_;

@@ -32,4 +32,15 @@ constexpr std::uint16_t kRpcbindGatewayPort = 28049;
 constexpr std::uint16_t kRpcbindAbsentOriginNfsPort = 28090;
 constexpr std::uint16_t kRpcbindAbsentOriginMountPort = 28091;
 
+/// metadata_cache_test: origin <- wan-emu relay <- nfsgw (metadata cache on), and a
+/// second nfsgw for the tests that need their own [cache] settings or a second
+/// node sharing the secret.
+constexpr std::uint16_t kMetaOriginNfsPort = 29100;
+constexpr std::uint16_t kMetaOriginMountPort = 29101;
+constexpr std::uint16_t kMetaRelayNfsPort = 29102;
+constexpr std::uint16_t kMetaRelayMountPort = 29103;
+constexpr std::uint16_t kMetaRelayControlPort = 29104;
+constexpr std::uint16_t kMetaGatewayPort = 29105;
+constexpr std::uint16_t kMetaSecondGatewayPort = 29106;
+
 }  // namespace integ

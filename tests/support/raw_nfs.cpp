@@ -9,7 +9,10 @@
 #include <poll.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstring>
+#include <optional>
+#include <utility>
 #include <stdexcept>
 
 namespace integ {
@@ -30,6 +33,36 @@ nfs_fh3 as_fh3(const Handle& h) {
   return fh;
 }
 
+RawFattr to_fattr(const fattr3& a) {
+  RawFattr f;
+  f.type = a.type;
+  f.mode = a.mode;
+  f.nlink = a.nlink;
+  f.uid = a.uid;
+  f.gid = a.gid;
+  f.size = a.size;
+  f.fileid = a.fileid;
+  f.mtime_sec = a.mtime.seconds;
+  f.mtime_nsec = a.mtime.nseconds;
+  f.ctime_sec = a.ctime.seconds;
+  f.ctime_nsec = a.ctime.nseconds;
+  return f;
+}
+
+std::optional<RawFattr> to_fattr(const post_op_attr& a) {
+  if (!a.attributes_follow) return std::nullopt;
+  return to_fattr(a.post_op_attr_u.attributes);
+}
+
+Handle to_handle(const nfs_fh3& fh) { return Handle(fh.data.data_val, fh.data.data_val + fh.data.data_len); }
+
+diropargs3 as_dirop(const Handle& dir, std::string& name) {
+  diropargs3 d{};
+  d.dir = as_fh3(dir);
+  d.name = name.data();
+  return d;
+}
+
 void record_transport(RawStatus& out, rpc_context* rpc, int status, void* data) {
   out.transport_ok = status == RPC_STATUS_SUCCESS;
   if (!out.transport_ok) {
@@ -39,6 +72,14 @@ void record_transport(RawStatus& out, rpc_context* rpc, int status, void* data) 
 }
 
 }  // namespace
+
+std::ostream& operator<<(std::ostream& os, const RawFattr& a) {
+  char mode[16];
+  std::snprintf(mode, sizeof mode, "%04o", a.mode);
+  return os << "type " << a.type << " mode " << mode << " nlink " << a.nlink << " uid " << a.uid << " gid " << a.gid
+            << " size " << a.size << " fileid " << a.fileid << " mtime " << a.mtime_sec << "." << a.mtime_nsec
+            << " ctime " << a.ctime_sec << "." << a.ctime_nsec;
+}
 
 RawNfsConnection::RawNfsConnection() {
   rpc_ = rpc_init_context();
@@ -54,17 +95,28 @@ std::string RawNfsConnection::error() const {
   return e ? e : "";
 }
 
-bool RawNfsConnection::drive(const bool& done) {
+template <typename Pred>
+bool RawNfsConnection::drive_until(Pred finished) {
   auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-  while (!done) {
+  while (!finished()) {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) return false;
     pollfd pfd{rpc_get_fd(rpc_), static_cast<short>(rpc_which_events(rpc_)), 0};
     int n = ::poll(&pfd, 1, static_cast<int>(std::min<long>(left.count(), 100)));
     if (n < 0) return false;
-    if (rpc_service(rpc_, n > 0 ? pfd.revents : 0) < 0) return done;
+    if (rpc_service(rpc_, n > 0 ? pfd.revents : 0) < 0) return finished();
   }
   return true;
+}
+
+bool RawNfsConnection::drive(const bool& done) {
+  return drive_until([&done] { return done; });
+}
+
+void RawNfsConnection::set_credentials(std::uint32_t uid, std::uint32_t gid, const std::vector<std::uint32_t>& groups) {
+  std::vector<std::uint32_t> g = groups;  // libnfs encodes them at once; it does not keep the pointer
+  rpc_set_auth(rpc_, libnfs_authunix_create("nfsgw-integ", uid, gid, static_cast<std::uint32_t>(g.size()),
+                                            g.empty() ? nullptr : g.data()));
 }
 
 bool RawNfsConnection::connect(std::uint16_t port, std::uint32_t program, std::uint32_t version) {
@@ -115,6 +167,7 @@ RawAttr RawNfsConnection::getattr(const Handle& fh) {
         st->out.type = a.type;
         st->out.fileid = a.fileid;
         st->out.size = a.size;
+        st->out.attr = to_fattr(a);
       }
     }
     st->done = true;
@@ -140,7 +193,8 @@ RawLookup RawNfsConnection::lookup(const Handle& dir, const std::string& name) {
       if (res->status == NFS3_OK) {
         const auto& ok = res->LOOKUP3res_u.resok;
         st->out.handle.assign(ok.object.data.data_val, ok.object.data.data_val + ok.object.data.data_len);
-        if (ok.obj_attributes.attributes_follow) st->out.fileid = ok.obj_attributes.post_op_attr_u.attributes.fileid;
+        st->out.attr = to_fattr(ok.obj_attributes);
+        if (st->out.attr) st->out.fileid = st->out.attr->fileid;
       }
     }
     st->done = true;
@@ -309,6 +363,286 @@ RawFsinfo RawNfsConnection::fsinfo(const Handle& root) {
   }
   if (!drive(p.done)) p.out = RawFsinfo{}, p.out.error = "FSINFO timed out or connection failed: " + error();
   return p.out;
+}
+
+RawAccess RawNfsConnection::access(const Handle& fh, std::uint32_t bits) {
+  Pending<RawAccess> p;
+  auto cb = [](rpc_context* rpc, int status, void* data, void* priv) {
+    auto* st = static_cast<Pending<RawAccess>*>(priv);
+    record_transport(st->out, rpc, status, data);
+    if (st->out.transport_ok) {
+      auto* res = static_cast<ACCESS3res*>(data);
+      st->out.status = res->status;
+      if (res->status == NFS3_OK) st->out.granted = res->ACCESS3res_u.resok.access;
+    }
+    st->done = true;
+  };
+  ACCESS3args args{};
+  args.object = as_fh3(fh);
+  args.access = bits;
+  if (rpc_nfs3_access_async(rpc_, cb, &args, &p) != 0) {
+    p.out.error = error();
+    return p.out;
+  }
+  if (!drive(p.done)) p.out = RawAccess{}, p.out.error = "ACCESS timed out or connection failed: " + error();
+  return p.out;
+}
+
+RawReadlink RawNfsConnection::readlink(const Handle& link) {
+  Pending<RawReadlink> p;
+  auto cb = [](rpc_context* rpc, int status, void* data, void* priv) {
+    auto* st = static_cast<Pending<RawReadlink>*>(priv);
+    record_transport(st->out, rpc, status, data);
+    if (st->out.transport_ok) {
+      auto* res = static_cast<READLINK3res*>(data);
+      st->out.status = res->status;
+      if (res->status == NFS3_OK && res->READLINK3res_u.resok.data) st->out.target = res->READLINK3res_u.resok.data;
+    }
+    st->done = true;
+  };
+  READLINK3args args{};
+  args.symlink = as_fh3(link);
+  if (rpc_nfs3_readlink_async(rpc_, cb, &args, &p) != 0) {
+    p.out.error = error();
+    return p.out;
+  }
+  if (!drive(p.done)) p.out = RawReadlink{}, p.out.error = "READLINK timed out or connection failed: " + error();
+  return p.out;
+}
+
+RawReaddirPlus RawNfsConnection::readdirplus_all(const Handle& dir, std::uint32_t dircount, std::uint32_t maxcount) {
+  struct Page {
+    RawStatus st;
+    std::vector<RawPlusEntry> entries;
+    std::optional<RawFattr> dir_attr;
+    std::uint64_t last_cookie = 0;
+    char verf[NFS3_COOKIEVERFSIZE] = {};
+    bool eof = false;
+  };
+  RawReaddirPlus out;
+  std::uint64_t cookie = 0;
+  char verf[NFS3_COOKIEVERFSIZE] = {};
+  for (;;) {
+    Pending<Page> p;
+    auto cb = [](rpc_context* rpc, int status, void* data, void* priv) {
+      auto* st = static_cast<Pending<Page>*>(priv);
+      record_transport(st->out.st, rpc, status, data);
+      if (st->out.st.transport_ok) {
+        auto* res = static_cast<READDIRPLUS3res*>(data);
+        st->out.st.status = res->status;
+        if (res->status == NFS3_OK) {
+          const auto& ok = res->READDIRPLUS3res_u.resok;
+          std::memcpy(st->out.verf, ok.cookieverf, NFS3_COOKIEVERFSIZE);
+          st->out.dir_attr = to_fattr(ok.dir_attributes);
+          // As in readdir_all: libnfs's list entries may be misaligned, copy first.
+          for (const entryplus3* p = ok.reply.entries; p;) {
+            entryplus3 e;
+            std::memcpy(&e, static_cast<const void*>(p), sizeof e);
+            RawPlusEntry out;
+            out.name = e.name;
+            out.fileid = e.fileid;
+            if (e.name_handle.handle_follows) out.handle = to_handle(e.name_handle.post_op_fh3_u.handle);
+            out.attr = to_fattr(e.name_attributes);
+            st->out.entries.push_back(std::move(out));
+            st->out.last_cookie = e.cookie;
+            p = e.nextentry;
+          }
+          st->out.eof = ok.reply.eof != 0;
+        } else {
+          st->out.dir_attr = to_fattr(res->READDIRPLUS3res_u.resfail.dir_attributes);
+        }
+      }
+      st->done = true;
+    };
+    READDIRPLUS3args args{};
+    args.dir = as_fh3(dir);
+    args.cookie = cookie;
+    std::memcpy(args.cookieverf, verf, NFS3_COOKIEVERFSIZE);
+    args.dircount = dircount;
+    args.maxcount = maxcount;
+    if (rpc_nfs3_readdirplus_async(rpc_, cb, &args, &p) != 0) {
+      out.error = error();
+      return out;
+    }
+    if (!drive(p.done)) {
+      out.transport_ok = false;
+      out.error = "READDIRPLUS timed out or connection failed: " + error();
+      return out;
+    }
+    ++out.pages;
+    static_cast<RawStatus&>(out) = p.out.st;
+    out.dir_attr = p.out.dir_attr;
+    if (!p.out.st.transport_ok || p.out.st.status != NFS3_OK) return out;
+    for (auto& e : p.out.entries) out.entries.push_back(std::move(e));
+    if (p.out.eof) return out;
+    if (p.out.entries.empty() || out.pages > 100000) {
+      out.error = "READDIRPLUS made no progress";
+      out.transport_ok = false;
+      return out;
+    }
+    cookie = p.out.last_cookie;
+    std::memcpy(verf, p.out.verf, NFS3_COOKIEVERFSIZE);
+  }
+}
+
+RawCreate RawNfsConnection::create(const Handle& dir, const std::string& name, std::uint32_t mode) {
+  Pending<RawCreate> p;
+  auto cb = [](rpc_context* rpc, int status, void* data, void* priv) {
+    auto* st = static_cast<Pending<RawCreate>*>(priv);
+    record_transport(st->out, rpc, status, data);
+    if (st->out.transport_ok) {
+      auto* res = static_cast<CREATE3res*>(data);
+      st->out.status = res->status;
+      if (res->status == NFS3_OK) {
+        const auto& ok = res->CREATE3res_u.resok;
+        if (ok.obj.handle_follows) st->out.handle = to_handle(ok.obj.post_op_fh3_u.handle);
+        st->out.attr = to_fattr(ok.obj_attributes);
+      }
+    }
+    st->done = true;
+  };
+  std::string n = name;
+  CREATE3args args{};
+  args.where = as_dirop(dir, n);
+  args.how.mode = GUARDED;
+  args.how.createhow3_u.obj_attributes.mode.set_it = 1;
+  args.how.createhow3_u.obj_attributes.mode.set_mode3_u.mode = mode;
+  if (rpc_nfs3_create_async(rpc_, cb, &args, &p) != 0) {
+    p.out.error = error();
+    return p.out;
+  }
+  if (!drive(p.done)) p.out = RawCreate{}, p.out.error = "CREATE timed out or connection failed: " + error();
+  return p.out;
+}
+
+RawStatus RawNfsConnection::remove(const Handle& dir, const std::string& name) {
+  Pending<RawStatus> p;
+  auto cb = [](rpc_context* rpc, int status, void* data, void* priv) {
+    auto* st = static_cast<Pending<RawStatus>*>(priv);
+    record_transport(st->out, rpc, status, data);
+    if (st->out.transport_ok) st->out.status = static_cast<REMOVE3res*>(data)->status;
+    st->done = true;
+  };
+  std::string n = name;
+  REMOVE3args args{};
+  args.object = as_dirop(dir, n);
+  if (rpc_nfs3_remove_async(rpc_, cb, &args, &p) != 0) {
+    p.out.error = error();
+    return p.out;
+  }
+  if (!drive(p.done)) p.out = RawStatus{}, p.out.error = "REMOVE timed out or connection failed: " + error();
+  return p.out;
+}
+
+RawStatus RawNfsConnection::rename(const Handle& from_dir, const std::string& from, const Handle& to_dir,
+                                   const std::string& to) {
+  Pending<RawStatus> p;
+  auto cb = [](rpc_context* rpc, int status, void* data, void* priv) {
+    auto* st = static_cast<Pending<RawStatus>*>(priv);
+    record_transport(st->out, rpc, status, data);
+    if (st->out.transport_ok) st->out.status = static_cast<RENAME3res*>(data)->status;
+    st->done = true;
+  };
+  std::string f = from, t = to;
+  RENAME3args args{};
+  args.from = as_dirop(from_dir, f);
+  args.to = as_dirop(to_dir, t);
+  if (rpc_nfs3_rename_async(rpc_, cb, &args, &p) != 0) {
+    p.out.error = error();
+    return p.out;
+  }
+  if (!drive(p.done)) p.out = RawStatus{}, p.out.error = "RENAME timed out or connection failed: " + error();
+  return p.out;
+}
+
+RawWrite RawNfsConnection::write(const Handle& fh, std::uint64_t offset, const std::string& data) {
+  Pending<RawWrite> p;
+  auto cb = [](rpc_context* rpc, int status, void* res_data, void* priv) {
+    auto* st = static_cast<Pending<RawWrite>*>(priv);
+    record_transport(st->out, rpc, status, res_data);
+    if (st->out.transport_ok) {
+      auto* res = static_cast<WRITE3res*>(res_data);
+      st->out.status = res->status;
+      if (res->status == NFS3_OK) st->out.count = res->WRITE3res_u.resok.count;
+    }
+    st->done = true;
+  };
+  std::string bytes = data;
+  WRITE3args args{};
+  args.file = as_fh3(fh);
+  args.offset = offset;
+  args.count = static_cast<count3>(bytes.size());
+  args.stable = FILE_SYNC;
+  args.data.data_len = static_cast<u_int>(bytes.size());
+  args.data.data_val = bytes.data();
+  if (rpc_nfs3_write_async(rpc_, cb, &args, &p) != 0) {
+    p.out.error = error();
+    return p.out;
+  }
+  if (!drive(p.done)) p.out = RawWrite{}, p.out.error = "WRITE timed out or connection failed: " + error();
+  return p.out;
+}
+
+std::vector<RawAttr> RawNfsConnection::getattr_pipelined(const std::vector<Handle>& handles, unsigned window) {
+  struct Slot {
+    bool done = false;
+    RawAttr out;
+    std::size_t* finished = nullptr;
+  };
+  std::vector<Slot> slots(handles.size());
+  std::size_t sent = 0, finished = 0;
+  auto cb = [](rpc_context* rpc, int status, void* data, void* priv) {
+    auto* st = static_cast<Slot*>(priv);
+    record_transport(st->out, rpc, status, data);
+    if (st->out.transport_ok) {
+      auto* res = static_cast<GETATTR3res*>(data);
+      st->out.status = res->status;
+      if (res->status == NFS3_OK) {
+        st->out.attr = to_fattr(res->GETATTR3res_u.resok.obj_attributes);
+        st->out.type = st->out.attr.type;
+        st->out.fileid = st->out.attr.fileid;
+        st->out.size = st->out.attr.size;
+      }
+    }
+    st->done = true;
+    ++*st->finished;
+  };
+  if (window == 0) window = 1;
+  bool failed = false;
+  while (finished < handles.size() && !failed) {
+    while (sent < handles.size() && sent - finished < window) {
+      Slot& slot = slots[sent];
+      slot.finished = &finished;
+      GETATTR3args args{};
+      args.object = as_fh3(handles[sent]);
+      if (rpc_nfs3_getattr_async(rpc_, cb, &args, &slot) != 0) {
+        failed = true;
+        break;
+      }
+      ++sent;
+    }
+    if (failed) break;
+    const std::size_t before = finished;
+    if (!drive_until([&] { return finished > before; })) failed = true;
+  }
+  if (failed) {
+    // Calls still queued reference `slots`: a fresh context drops them (they are
+    // called back with RPC_STATUS_CANCEL now, while `slots` is alive).
+    const std::string why = error();
+    rpc_destroy_context(rpc_);
+    rpc_ = rpc_init_context();
+    if (!rpc_) throw std::runtime_error("rpc_init_context failed");
+    for (auto& slot : slots) {
+      if (!slot.done || !slot.out.transport_ok) {
+        slot.out.transport_ok = false;
+        slot.out.error = "GETATTR not answered (pipelined): " + why;
+      }
+    }
+  }
+  std::vector<RawAttr> out;
+  out.reserve(slots.size());
+  for (auto& slot : slots) out.push_back(std::move(slot.out));
+  return out;
 }
 
 RawMount mount_root(std::uint16_t port, const std::string& export_path) {
