@@ -106,6 +106,24 @@ TEST_F(PermissionsTest, ACachedAccessAnswerThatGrantsLookupLetsTheLookupHit) {
   EXPECT_EQ(origin.total_calls(), 0u);
 }
 
+TEST_F(PermissionsTest, AccessAnswersAreKeptPerCredentialGroupsIncluded) {
+  start();
+  const auto shared = origin.add_dir(origin.root(), "shared", 0750, 0, 50);
+  origin.add_file(shared, "f");
+  ASSERT_EQ(list(shared), std::vector<std::string>{"f"});
+  CallContext member = as(kUser);
+  member.cred.gids = {40, 50};
+  ASSERT_EQ(access(shared, nfs3::access::Lookup, member).access, nfs3::access::Lookup);
+  origin.reset_calls();
+  CallContext reordered = member;
+  reordered.cred.gids = {50, 40};
+  EXPECT_EQ(lookup(shared, "f", reordered).status, Status::Ok);  // the same credential
+  EXPECT_EQ(origin.total_calls(), 0u);
+  // Same uid and gid, but not in group 50: the member's answer is not theirs.
+  EXPECT_EQ(lookup(shared, "f", as(kUser)).status, Status::Acces);
+  EXPECT_EQ(origin.calls(Proc::Lookup), 1u);
+}
+
 TEST_F(PermissionsTest, AnAccessAnswerThatRefusesKeepsTheCallerAtTheOrigin) {
   start();
   warm_as_root();

@@ -52,6 +52,37 @@ TEST_F(TtlTest, AChangedFileIsSeenAfterTheWindowAndIsNoRevalidation) {
   EXPECT_EQ(layer->counters().get(Proc::Getattr).revalidations, 0u);
 }
 
+TEST_F(TtlTest, AZeroWindowAsksEveryTime) {
+  settings.attr_ttl = 0s;
+  start();
+  const auto f = origin.add_file(origin.root(), "f");
+  for (std::size_t i = 1; i <= 3; ++i) {
+    ASSERT_EQ(getattr(f).status, Status::Ok);
+    EXPECT_EQ(origin.calls(Proc::Getattr), i);
+  }
+}
+
+TEST_F(TtlTest, AccessAnswersLastAccessTtl) {
+  settings.access_ttl = 30s;
+  settings.dir_ttl = 60s;
+  start();
+  const auto d = origin.add_dir(origin.root(), "d");
+  origin.add_file(d, "f");
+  ASSERT_EQ(lookup(d, "f").status, Status::Ok);
+  ASSERT_EQ(access(d, nfs3::access::Lookup, as(kUser)).access, nfs3::access::Lookup);
+  origin.reset_calls();
+  clock.advance(29'999);
+  EXPECT_EQ(access(d, nfs3::access::Lookup, as(kUser)).access, nfs3::access::Lookup);
+  EXPECT_EQ(lookup(d, "f", as(kUser)).status, Status::Ok);
+  EXPECT_EQ(origin.calls(Proc::Access), 0u);
+  EXPECT_EQ(origin.calls(Proc::Lookup), 0u);
+  clock.advance(1);
+  EXPECT_EQ(lookup(d, "f", as(kUser)).status, Status::Ok);
+  EXPECT_EQ(origin.calls(Proc::Lookup), 1u);  // the permission is no longer known
+  EXPECT_EQ(access(d, nfs3::access::Lookup, as(kUser)).access, nfs3::access::Lookup);
+  EXPECT_EQ(origin.calls(Proc::Access), 1u);  // learnt again (by the LOOKUP, in the background)
+}
+
 class TtlDirTest : public MetaCacheTest {
  protected:
   void SetUp() override {
@@ -281,6 +312,26 @@ TEST_F(StrictTest, ACachedListingIsReusedWhileTheDirectoryIsUnchanged) {
   origin.add_file(dir, "b");
   EXPECT_EQ(list(dir), (std::vector<std::string>{"a", "b"}));
   EXPECT_EQ(origin.calls(Proc::Readdirplus), 1u);
+}
+
+TEST_F(StrictTest, AccessAlwaysAsksTheOrigin) {
+  for (std::size_t i = 1; i <= 2; ++i) {
+    EXPECT_EQ(access(dir, nfs3::access::Lookup).access, nfs3::access::Lookup);
+    EXPECT_EQ(origin.calls(Proc::Access), 1 + i);  // one more than SetUp's
+  }
+}
+
+TEST_F(StrictTest, ALinkTargetIsReusedWhileTheLinkIsUnchanged) {
+  const auto l = origin.add_symlink(dir, "l", "a");
+  ASSERT_EQ(access(l, nfs3::access::Read).status, Status::Ok);
+  EXPECT_EQ(readlink(l).data, "a");
+  origin.reset_calls();
+  EXPECT_EQ(readlink(l).data, "a");
+  EXPECT_EQ(origin.calls(Proc::Readlink), 0u);
+  EXPECT_EQ(origin.calls(Proc::Getattr), 1u);
+  origin.set_link_target(l, "elsewhere");
+  EXPECT_EQ(readlink(l).data, "elsewhere");
+  EXPECT_EQ(origin.calls(Proc::Readlink), 1u);
 }
 
 // ---- immutable ------------------------------------------------------------------------
