@@ -125,6 +125,11 @@ class MetadataCache final : public Nfs3Program {
                   const std::string& name);
   Awaitable<nfs3::CreateRes> made(const CallContext& ctx, const nfs3::DirOpArgs& where,
                                   std::uint64_t seq, nfs3::CreateRes res);
+  /// CREATE, MKDIR, SYMLINK, MKNOD: forwarded, then learnt from by made().
+  template <typename Args>
+  Awaitable<nfs3::CreateRes> make_object(const CallContext& ctx, Args args, nfs3::Proc proc,
+                                         Awaitable<nfs3::CreateRes> (Nfs3Program::*method)(const CallContext&,
+                                                                                           Args));
   Awaitable<nfs3::RemoveRes> unlinked(const nfs3::DirOpArgs& what, std::uint64_t seq,
                                       std::optional<nfs3::FileHandle> victim, nfs3::RemoveRes res);
   /// The child handle cached for `name` in `dir` (any generation), for dropping it.
@@ -133,7 +138,7 @@ class MetadataCache final : public Nfs3Program {
 
   // FSINFO, PATHCONF, FSSTAT (metadata_cache_fs.cpp).
   template <typename Res, typename Args>
-  Awaitable<Res> fs_info(const CallContext& ctx, Args args, const nfs3::FileHandle& fh,
+  Awaitable<Res> fs_info(const CallContext& ctx, Args args, nfs3::FileHandle fh,
                          cache::FsKind kind, nfs3::Proc proc,
                          Awaitable<Res> (Nfs3Program::*method)(const CallContext&, Args));
 

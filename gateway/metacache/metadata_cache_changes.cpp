@@ -93,36 +93,31 @@ Awaitable<nfs3::CreateRes> MetadataCache::made(const CallContext& ctx, const nfs
   co_return res;
 }
 
-Awaitable<nfs3::CreateRes> MetadataCache::create(const CallContext& ctx, nfs3::CreateArgs args) {
-  count(Proc::Create, ExportCounters::OriginCalls);
+template <typename Args>
+Awaitable<nfs3::CreateRes> MetadataCache::make_object(
+    const CallContext& ctx, Args args, Proc proc,
+    Awaitable<nfs3::CreateRes> (Nfs3Program::*method)(const CallContext&, Args)) {
+  count(proc, ExportCounters::OriginCalls);
   const nfs3::DirOpArgs where = args.where;
   const std::uint64_t seq = attrs_.next_seq();
-  nfs3::CreateRes res = co_await next_.create(ctx, std::move(args));
+  nfs3::CreateRes res = co_await (next_.*method)(ctx, std::move(args));
   co_return co_await made(ctx, where, seq, std::move(res));
+}
+
+Awaitable<nfs3::CreateRes> MetadataCache::create(const CallContext& ctx, nfs3::CreateArgs args) {
+  return make_object(ctx, std::move(args), Proc::Create, &Nfs3Program::create);
 }
 
 Awaitable<nfs3::MkdirRes> MetadataCache::mkdir(const CallContext& ctx, nfs3::MkdirArgs args) {
-  count(Proc::Mkdir, ExportCounters::OriginCalls);
-  const nfs3::DirOpArgs where = args.where;
-  const std::uint64_t seq = attrs_.next_seq();
-  nfs3::MkdirRes res = co_await next_.mkdir(ctx, std::move(args));
-  co_return co_await made(ctx, where, seq, std::move(res));
+  return make_object(ctx, std::move(args), Proc::Mkdir, &Nfs3Program::mkdir);
 }
 
 Awaitable<nfs3::SymlinkRes> MetadataCache::symlink(const CallContext& ctx, nfs3::SymlinkArgs args) {
-  count(Proc::Symlink, ExportCounters::OriginCalls);
-  const nfs3::DirOpArgs where = args.where;
-  const std::uint64_t seq = attrs_.next_seq();
-  nfs3::SymlinkRes res = co_await next_.symlink(ctx, std::move(args));
-  co_return co_await made(ctx, where, seq, std::move(res));
+  return make_object(ctx, std::move(args), Proc::Symlink, &Nfs3Program::symlink);
 }
 
 Awaitable<nfs3::MknodRes> MetadataCache::mknod(const CallContext& ctx, nfs3::MknodArgs args) {
-  count(Proc::Mknod, ExportCounters::OriginCalls);
-  const nfs3::DirOpArgs where = args.where;
-  const std::uint64_t seq = attrs_.next_seq();
-  nfs3::MknodRes res = co_await next_.mknod(ctx, std::move(args));
-  co_return co_await made(ctx, where, seq, std::move(res));
+  return make_object(ctx, std::move(args), Proc::Mknod, &Nfs3Program::mknod);
 }
 
 // ---- REMOVE, RMDIR --------------------------------------------------------------

@@ -11,7 +11,7 @@ using nfs3::Proc;
 using nfs3::Status;
 
 template <typename Res, typename Args>
-Awaitable<Res> MetadataCache::fs_info(const CallContext& ctx, Args args, const nfs3::FileHandle& fh,
+Awaitable<Res> MetadataCache::fs_info(const CallContext& ctx, Args args, nfs3::FileHandle fh,
                                       cache::FsKind kind, Proc proc,
                                       Awaitable<Res> (Nfs3Program::*method)(const CallContext&, Args)) {
   count(proc, ExportCounters::Calls);
