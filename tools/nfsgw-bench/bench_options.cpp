@@ -116,6 +116,11 @@ Options parse_options(const std::vector<std::string>& args) {
     } else if (opt == "--file-sync") {
       flag();
       o.file_sync = true;
+    } else if (opt == "--order") {
+      std::string v = value();
+      if (v != "random" && v != "sequential")
+        throw std::invalid_argument("--order: '" + v + "' is neither random nor sequential");
+      o.sequential = v == "sequential";
     } else if (opt == "--seed") {
       o.seed = parse_uint(opt, value(), 0, ~std::uint64_t{0});
     } else if (opt == "--help" || opt == "-h") {
@@ -138,7 +143,9 @@ std::string usage_text() {
 
 Modes: null getattr lookup lookup-missing access read write php walk
   php   per request: LOOKUP, GETATTR, ACCESS, READ of a small file
-  walk  READDIRPLUS of the whole working folder, then GETATTR of every entry
+  walk  READDIRPLUS of the whole working folder, then GETATTR of every entry,
+        descending into every subfolder (with --connections 1 --inflight 1: one
+        call at a time, like ls -lR)
 
 Options:
   --connections N   TCP connections (default 4)
@@ -155,6 +162,10 @@ Options:
   --timeout S       connect and drain timeout (default 10)
   --file-sync       write mode: FILE_SYNC writes instead of UNSTABLE
   --seed N          seed for the file choice
+  --order O         random (default) or sequential: file 0, 1, 2, ... (read: each
+                    pass over the files reads the next --size bytes of each), so
+                    --order sequential --count N --connections 1 --inflight 1 makes
+                    N calls on N distinct files, one after the other
   --json            also print one JSON object
 Without nfsport/mountport in the URL the ports are asked from rpcbind.
 )";

@@ -35,6 +35,7 @@ struct Options {
   double timeout_s = 10.0;          ///< connect / drain timeout
   bool file_sync = false;           ///< write mode: FILE_SYNC instead of UNSTABLE
   std::uint64_t seed = 1;
+  bool sequential = false;          ///< --order sequential: files in order (file_picker.h)
   bool help = false;
 };
 

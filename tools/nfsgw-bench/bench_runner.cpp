@@ -235,7 +235,7 @@ int run_bench(const Options& o, std::ostream& out, std::ostream& err) {
     std::vector<CallStats> stats(nthreads);
     std::vector<DriveResult> results(nthreads);
     auto body = [&](unsigned t) {
-      auto wl = make_load_workload(o, data, o.seed * 1000003u + t);
+      auto wl = make_load_workload(o, data, t, nthreads);
       for (const auto& c : per_thread[t]) c->set_stats(&stats[t]);
       results[t] = drive(raw(per_thread[t]), *wl, stats[t], limits);
       for (const auto& c : per_thread[t]) c->set_stats(nullptr);

@@ -2,31 +2,17 @@
 
 #include <algorithm>
 
+#include "tools/nfsgw-bench/file_picker.h"
+
 namespace nfsgw::bench {
 namespace {
 
 // All ACCESS3 bits: READ LOOKUP MODIFY EXTEND DELETE EXECUTE, as a shell does.
 constexpr std::uint32_t kAccessAll = 0x3f;
 
-/// splitmix64: tiny, fast, and good enough to pick files.
-class Rng {
- public:
-  explicit Rng(std::uint64_t seed) : s_(seed) {}
-  std::uint64_t next() {
-    std::uint64_t z = (s_ += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  std::size_t below(std::size_t n) { return n == 0 ? 0 : static_cast<std::size_t>(next() % n); }
-
- private:
-  std::uint64_t s_;
-};
-
 class CallLoad : public Workload {
  public:
-  CallLoad(const Options& o, const RunData& d, std::uint64_t seed) : o_(o), d_(d), rng_(seed) {}
+  CallLoad(const Options& o, const RunData& d, FilePicker picker) : o_(o), d_(d), picker_(picker) {}
 
   bool start(Connection& c, std::function<void()> done) override {
     auto fin = [done](const Reply&) { done(); };
@@ -34,29 +20,29 @@ class CallLoad : public Workload {
       case Mode::Null:
         return c.null(fin);
       case Mode::Getattr:
-        return c.getattr(pick_fh(), fin);
+        return c.getattr(d_.file_fhs[picker_.next().file], fin);
       case Mode::Lookup:
-        return c.lookup(d_.dir_fh, d_.file_names[rng_.below(d_.file_names.size())], fin);
+        return c.lookup(d_.dir_fh, d_.file_names[picker_.next().file], fin);
       case Mode::LookupMissing:
-        return c.lookup(d_.dir_fh, d_.missing_names[rng_.below(d_.missing_names.size())], fin);
+        return c.lookup(d_.dir_fh, d_.missing_names[picker_.next().file], fin);
       case Mode::Access:
-        return c.access(pick_fh(), kAccessAll, fin);
-      case Mode::Read:
-        return c.read(pick_fh(), 0, o_.size, fin);
+        return c.access(d_.file_fhs[picker_.next().file], kAccessAll, fin);
+      case Mode::Read: {
+        FilePick p = picker_.next();
+        return c.read(d_.file_fhs[p.file], p.round * o_.size, o_.size, fin);
+      }
       case Mode::Write:
-        return c.write(pick_fh(), 0, d_.write_buf.data(), static_cast<std::uint32_t>(d_.write_buf.size()),
-                       o_.file_sync, fin);
+        return c.write(d_.file_fhs[picker_.next().file], 0, d_.write_buf.data(),
+                       static_cast<std::uint32_t>(d_.write_buf.size()), o_.file_sync, fin);
       default:
         return false;
     }
   }
 
  private:
-  const FileHandle& pick_fh() { return d_.file_fhs[rng_.below(d_.file_fhs.size())]; }
-
   const Options& o_;
   const RunData& d_;
-  Rng rng_;
+  FilePicker picker_;
 };
 
 /// One request of a PHP page include: resolve the script by name, stat it,
@@ -64,11 +50,11 @@ class CallLoad : public Workload {
 /// failure is already counted by status).
 class PhpLoad : public Workload {
  public:
-  PhpLoad(const Options& o, const RunData& d, std::uint64_t seed) : o_(o), d_(d), rng_(seed) {}
+  PhpLoad(const Options& o, const RunData& d, FilePicker picker) : o_(o), d_(d), picker_(picker) {}
   unsigned calls_per_unit() const override { return 4; }
 
   bool start(Connection& c, std::function<void()> done) override {
-    const std::string& name = d_.file_names[rng_.below(d_.file_names.size())];
+    const std::string& name = d_.file_names[picker_.next().file];
     std::uint32_t size = std::max<std::uint32_t>(o_.size, 1);
     return c.lookup(d_.dir_fh, name, [&c, done, size](const Reply& r) {
       if (!r.ok() || r.fh.empty()) return done();
@@ -89,7 +75,7 @@ class PhpLoad : public Workload {
  private:
   const Options& o_;
   const RunData& d_;
-  Rng rng_;
+  FilePicker picker_;
 };
 
 }  // namespace
@@ -98,10 +84,12 @@ bool mode_needs_handles(Mode m) {
   return m == Mode::Getattr || m == Mode::Access || m == Mode::Read || m == Mode::Write;
 }
 
-std::unique_ptr<Workload> make_load_workload(const Options& o, const RunData& data, std::uint64_t seed) {
-  if (o.mode == Mode::Php) return std::make_unique<PhpLoad>(o, data, seed);
+std::unique_ptr<Workload> make_load_workload(const Options& o, const RunData& data, unsigned thread,
+                                             unsigned threads) {
+  FilePicker picker(o.files, o.sequential, o.seed * 1000003u + thread, thread, threads);
+  if (o.mode == Mode::Php) return std::make_unique<PhpLoad>(o, data, picker);
   if (o.mode == Mode::Walk) return nullptr;
-  return std::make_unique<CallLoad>(o, data, seed);
+  return std::make_unique<CallLoad>(o, data, picker);
 }
 
 }  // namespace nfsgw::bench

@@ -2,8 +2,7 @@
 // The steady-state modes: each unit is one call on a file picked at random
 // from the working set (null, getattr, lookup, lookup-missing, access, read,
 // write), or one PHP-like request (php: LOOKUP, GETATTR, ACCESS, READ).
-// Random picks keep every connection spread over the whole working set, as
-// many independent web workers would be.
+// Files are picked at random or in order (--order, see file_picker.h).
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -26,7 +25,9 @@ struct RunData {
 /// Whether the mode needs RunData::file_fhs resolved before the run.
 bool mode_needs_handles(Mode m);
 
-/// For every mode but walk. seed differs per thread.
-std::unique_ptr<Workload> make_load_workload(const Options& o, const RunData& data, std::uint64_t seed);
+/// For every mode but walk, for thread `thread` of `threads` (each thread gets
+/// its own random seed, or its own share of the sequential order).
+std::unique_ptr<Workload> make_load_workload(const Options& o, const RunData& data, unsigned thread,
+                                             unsigned threads);
 
 }  // namespace nfsgw::bench

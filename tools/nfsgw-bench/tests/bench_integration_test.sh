@@ -5,7 +5,8 @@
 # Checks: calls > 0; no non-OK status for modes that must succeed; lookup-missing
 # sees NFS3ERR_NOENT for every call and nothing else; walk visits exactly the
 # entries the working set has; --count is exact; AUTH_SYS uid/gid reach the
-# server; an unreachable server fails fast with a clear message.
+# server; --order sequential works; an unreachable server fails fast with a
+# clear message.
 set -euo pipefail
 bench=${1:?nfsgw-bench binary}
 origin=${2:?origin-ganesha.sh}
@@ -78,6 +79,16 @@ echo "ok prepare-local"
 j=$(run --mode getattr --count 500 --duration 30)
 [ "$(json_field "$j" calls)" -eq 500 ] || fail "--count 500 gave: $j"
 echo "ok count"
+
+# --order sequential: one call at a time over distinct names; a read past the
+# first round asks for the next --size bytes (EOF here, still NFS3_OK).
+j=$(run --mode lookup --order sequential --count "$files" --connections 1 --inflight 1 --duration 30)
+[ "$(json_field "$j" calls)" -eq "$files" ] || fail "sequential lookups: $j"
+[ "$(json_errors "$j")" = "{}" ] || fail "sequential lookups: non-OK statuses: $j"
+j=$(run --mode read --order sequential --count $((2 * files)) --duration 30)
+[ "$(json_field "$j" calls)" -eq $((2 * files)) ] || fail "sequential reads: $j"
+[ "$(json_errors "$j")" = "{}" ] || fail "sequential reads: non-OK statuses: $j"
+echo "ok order sequential"
 
 # Credentials: uid 4321 may not create in the root-owned export root, but may
 # in a world-writable folder, and what it makes belongs to 4321:4322.

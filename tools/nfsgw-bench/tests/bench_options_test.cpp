@@ -73,6 +73,14 @@ TEST(BenchOptions, PrepareLocalNeedsNoUrl) {
   EXPECT_EQ(o.files, 3u);
 }
 
+TEST(BenchOptions, Order) {
+  EXPECT_FALSE(parse_options({"--url", "nfs://h/e"}).sequential);
+  EXPECT_TRUE(parse_options({"--url", "nfs://h/e", "--order", "sequential"}).sequential);
+  EXPECT_FALSE(parse_options({"--url", "nfs://h/e", "--order=random"}).sequential);
+  EXPECT_THROW(parse_options({"--url", "nfs://h/e", "--order", "seq"}), std::invalid_argument);
+  EXPECT_THROW(parse_options({"--url", "nfs://h/e", "--order"}), std::invalid_argument);
+}
+
 TEST(BenchOptions, ThreadsNeverExceedConnections) {
   Options o = parse_options({"--url", "nfs://h/e", "--connections", "2", "--threads", "8"});
   EXPECT_EQ(o.threads, 2u);

@@ -1,0 +1,247 @@
+#!/usr/bin/env bash
+# Warm metadata cache on loopback, no delay: nfsgw-bench against up to four
+# targets side by side in one run, interleaved mode by mode and repetition by
+# repetition, medians of --reps:
+#   origin      nfs-ganesha VFS (scripts/origin-ganesha.sh), straight
+#   gw-nocache  nfsgw with metadata_cache = false (pass-through)
+#   gw-cache    nfsgw with the metadata cache on, windows of --ttl
+#   proxy       nfs-ganesha PROXY_V4 re-exporting the same folder, Attr_Expiration_Time =
+#               --ttl (needs the Debian package nfs-ganesha-proxy-v4; skipped with a note
+#               when it is missing or does not answer). PROXY_V4 speaks NFSv4 to its origin
+#               and the origin of scripts/origin-ganesha.sh serves NFSv3 only, so the proxy's
+#               origin is a second nfs-ganesha VFS process serving NFSv4 from the same folder.
+# Before the measured runs of each mode every target gets one sequential pass over all
+# --files (so every name and handle is in the caches) and a 1 s random warm-up.
+#
+#   tools/bench/metadata-loopback.sh [--build DIR] [--modes "..."] [--reps 3] [--duration 5]
+#        [--files 2000] [--size 100] [--connections 4] [--inflight 16] [--ttl 10m]
+#        [--targets "origin gw-nocache gw-cache proxy"] [--out DIR]
+#
+# Ports (127.0.0.1): origin 24590/24548, nfsgw without cache 24591, with cache 24592,
+# the proxy's NFSv4 origin 24593 (MOUNT 24594), the proxy 24595 (MOUNT 24596).
+# Bounded: each bench run by `timeout`, every start by 60-120 s.
+set -euo pipefail
+
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+build=$repo/build
+modes="null getattr lookup lookup-missing access read php walk"
+targets="origin gw-nocache gw-cache proxy"
+reps=3
+duration=5
+files=2000
+size=100
+connections=4
+inflight=16
+ttl=10m
+out=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --build) build=$(cd "$2" && pwd); shift 2 ;;
+    --modes) modes=$2; shift 2 ;;
+    --targets) targets=$2; shift 2 ;;
+    --reps) reps=$2; shift 2 ;;
+    --duration) duration=$2; shift 2 ;;
+    --files) files=$2; shift 2 ;;
+    --size) size=$2; shift 2 ;;
+    --connections) connections=$2; shift 2 ;;
+    --inflight) inflight=$2; shift 2 ;;
+    --ttl) ttl=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+    *) echo "unknown option $1" >&2; exit 2 ;;
+  esac
+done
+[[ "$reps" =~ ^[1-9]$ ]] || { echo "--reps must be 1..9" >&2; exit 2; }
+[[ "$ttl" =~ ^[0-9]+[smh]$ ]] || { echo "--ttl: N followed by s, m or h" >&2; exit 2; }
+case ${ttl: -1} in
+  s) ttl_s=${ttl%?} ;;
+  m) ttl_s=$(( ${ttl%?} * 60 )) ;;
+  *) ttl_s=$(( ${ttl%?} * 3600 )) ;;
+esac
+
+bench=$build/tools/nfsgw-bench/nfsgw-bench
+nfsgw=$build/nfsgw
+[ -x "$bench" ] || { echo "missing $bench" >&2; exit 1; }
+[ -x "$nfsgw" ] || { echo "missing $nfsgw" >&2; exit 1; }
+origin_nfs=24590; origin_mnt=24548
+nocache_port=24591; cache_port=24592
+o4_nfs=24593; o4_mnt=24594
+proxy_nfs=24595; proxy_mnt=24596
+
+work=$(mktemp -d /tmp/bench-loop.XXXXXX)
+# shellcheck source=tools/bench/bench-lib.sh
+source "$repo/tools/bench/bench-lib.sh"
+finish() {
+  bench_cleanup
+  if [ -n "$out" ]; then
+    mkdir -p "$out"
+    cp -f "$work"/*.log "$work"/*.txt "$work"/results.jsonl "$work"/table.md "$work"/*.conf "$out"/ 2>/dev/null || true
+  fi
+  rm -rf "$work"
+}
+trap finish EXIT
+
+export_dir=$work/export
+results=$work/results.jsonl
+: >"$results"
+notes=()
+bench_log "machine: $(bench_machine)"
+mkdir -p "$export_dir"
+"$bench" --prepare-local "$export_dir" --files "$files" --size "$size"
+bench_start_origin "$work/origin" "$export_dir" "$origin_nfs" "$origin_mnt"
+origin_url="nfs://127.0.0.1$export_dir?nfsport=$origin_nfs&mountport=$origin_mnt"
+
+declare -A url
+url[origin]=$origin_url
+active="origin"
+for t in $targets; do
+  case "$t" in
+    origin) ;;
+    gw-nocache|gw-cache)
+      port=$nocache_port; mc=false
+      [ "$t" = gw-cache ] && { port=$cache_port; mc=true; }
+      mkdir -p "$work/cache-$t"
+      bench_write_nfsgw_config "$work/$t.toml" "$port" "$work/cache-$t" "$origin_url" "$mc" "$ttl" 256
+      if bench_start_nfsgw "$work/$t.toml" "$port" "$work/nfsgw-$t.log"; then
+        url[$t]="nfs://127.0.0.1/export?nfsport=$port&mountport=$port"
+        active="$active $t"
+      else
+        notes+=("$t did not start (see nfsgw-$t.log); left out")
+      fi
+      ;;
+    proxy)
+      if [ ! -e /usr/lib/x86_64-linux-gnu/ganesha/libfsalproxy_v4.so ] && ! ls /usr/lib*/ganesha/libfsalproxy_v4.so >/dev/null 2>&1; then
+        notes+=("nfs-ganesha PROXY_V4 is not installed (apt-get install -y nfs-ganesha-proxy-v4); left out")
+        continue
+      fi
+      for role in origin4 proxy; do
+        s=$work/$role; mkdir -p "$s/recovery"
+        bench_origin_states+=("$s")
+        if [ "$role" = origin4 ]; then
+          proto=4; nport=$o4_nfs; mport=$o4_mnt; path=$export_dir; pseudo=/origin4
+          fsal="FSAL { Name = VFS; }"
+        else
+          proto=3; nport=$proxy_nfs; mport=$proxy_mnt; path=/origin4; pseudo=/proxy
+          fsal="FSAL { Name = PROXY_V4; Srv_Addr = 127.0.0.1; NFS_Port = $o4_nfs; Use_Privileged_Client_Port = false; }"
+        fi
+        cat >"$s/ganesha.conf" <<CONF
+NFS_CORE_PARAM {
+  Protocols = $proto;
+  NFS_Port = $nport;
+  MNT_Port = $mport;
+  NLM_Port = 0;
+  Rquota_Port = 0;
+  Enable_NLM = false;
+  Enable_RQUOTA = false;
+  Bind_addr = 127.0.0.1;
+}
+NFS_KRB5 { Active_krb5 = false; }
+NFSV4 { RecoveryRoot = "$s/recovery"; Graceless = true; }
+EXPORT {
+  Export_Id = 1;
+  Path = "$path";
+  Pseudo = "$pseudo";
+  Access_Type = RW;
+  Squash = No_Root_Squash;
+  Protocols = $proto;
+  Transports = TCP;
+  SecType = sys;
+  Attr_Expiration_Time = $ttl_s;
+  $fsal
+}
+LOG { Default_Log_Level = WARN; }
+CONF
+        cp "$s/ganesha.conf" "$work/$role.conf"
+        ganesha.nfsd -f "$s/ganesha.conf" -L "$work/$role.log" -p "$s/ganesha.pid" -N NIV_WARN || true
+        for _ in $(seq 300); do
+          (exec 3<>"/dev/tcp/127.0.0.1/$nport") 2>/dev/null && break
+          sleep 0.2
+        done
+      done
+      purl="nfs://127.0.0.1/origin4?nfsport=$proxy_nfs&mountport=$proxy_mnt"
+      ok=""
+      for _ in $(seq 20); do
+        if timeout 20 "$bench" --url "$purl" --mode getattr --files "$files" --duration 0.2 --timeout 10 >>"$work/bench.log" 2>&1; then ok=1; break; fi
+        sleep 2
+      done
+      if [ -n "$ok" ]; then
+        url[proxy]=$purl; active="$active proxy"
+      else
+        notes+=("PROXY_V4 did not answer within about a minute (see proxy.log, origin4.log); left out")
+        tail -20 "$work/proxy.log" >&2 || true
+      fi
+      ;;
+    *) echo "unknown target $t" >&2; exit 2 ;;
+  esac
+done
+for n in "${notes[@]}"; do bench_log "NOTE: $n"; done
+bench_log "targets: $active"
+
+run_one() {  # run_one TARGET MODE DURATION [extra args] -> JSON line (empty on failure)
+  local t=$1 m=$2 d=$3 j; shift 3
+  j=$(timeout $(( ${d%.*} + 120 )) "$bench" --url "${url[$t]}" --mode "$m" --duration "$d" \
+      --files "$files" --size "$size" --connections "$connections" --inflight "$inflight" --json "$@" \
+      2>>"$work/bench.log" | tail -1) || true
+  [[ "$j" == \{* ]] && echo "$j"
+}
+
+for mode in $modes; do
+  for t in $active; do
+    if [ "$mode" != null ] && [ "$mode" != walk ]; then
+      run_one "$t" "$mode" 120 --order sequential --count "$files" >/dev/null || true
+    fi
+    run_one "$t" "$mode" 1 >/dev/null || true
+  done
+  for rep in $(seq "$reps"); do
+    for t in $active; do
+      j=$(run_one "$t" "$mode" "$duration" || true)
+      [ -n "$j" ] || { bench_log "run failed: $t $mode #$rep (see bench.log)"; continue; }
+      echo "$t $mode $j" >>"$results"
+      bench_log "  $t $mode #$rep: $(bench_json_field "$j" calls_per_s) calls/s p50 $(bench_json_field "$j" p50_us) us"
+    done
+  done
+done
+for t in gw-cache; do
+  [ -n "${url[$t]:-}" ] && timeout 10 "$nfsgw" stats --config "$work/$t.toml" >"$work/stats-$t.txt" 2>&1 || true
+done
+
+stat_of() {
+  { grep "^$1 $2 " "$results" || true; } | while read -r _ _ j; do bench_json_field "$j" "$3"; done | bench_median
+}
+bad_of() {
+  { grep "^$1 $2 " "$results" || true; } | while read -r _ _ j; do grep -o '"errors":{[^}]*}' <<<"$j" | sed 's/^"errors"://'; done |
+    { if [ "$2" = lookup-missing ]; then sed 's/"NFS3ERR_NOENT":[0-9]*,\{0,1\}//'; else cat; fi; } | grep -v '^{}$' | head -1 || true
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-" || b + 0 == 0) print "-"; else printf "%.2f", a / b }'; }
+k() { awk -v a="$1" 'BEGIN { if (a == "-") print "-"; else printf "%.1fk", a / 1000 }'; }
+{
+  echo "### Loopback, warm, side by side ($(date -u +%Y-%m-%d))"
+  echo
+  echo "Machine: $(bench_machine) (at the end of the run). Tree: commit $(bench_commit)."
+  echo "Load: $connections connections x $inflight in flight, $files files of $size B, ${duration} s per run, median of $reps runs; windows $ttl."
+  for n in "${notes[@]}"; do echo "Note: $n."; done
+  echo
+  printf '| mode |'; for t in $active; do printf ' %s calls/s (p99 us) |' "$t"; done
+  printf ' gw-cache / origin | gw-cache / gw-nocache |\n|---|'
+  for t in $active; do printf -- '---:|'; done; printf -- '---:|---:|\n'
+  for mode in $modes; do
+    printf '| %s |' "$mode"
+    for t in $active; do
+      flag=$(bad_of "$t" "$mode"); [ -n "$flag" ] && flag=" (! $flag)"
+      printf ' %s (%s)%s |' "$(k "$(stat_of "$t" "$mode" calls_per_s)")" "$(stat_of "$t" "$mode" p99_us)" "$flag"
+    done
+    printf ' %s | %s |\n' "$(ratio "$(stat_of gw-cache "$mode" calls_per_s)" "$(stat_of origin "$mode" calls_per_s)")" \
+      "$(ratio "$(stat_of gw-cache "$mode" calls_per_s)" "$(stat_of gw-nocache "$mode" calls_per_s)")"
+  done
+  echo
+  gnull=$(stat_of gw-cache null calls_per_s)
+  for m in getattr lookup lookup-missing access; do
+    echo "- gw-cache $m / gw-cache null: $(ratio "$(stat_of gw-cache $m calls_per_s)" "$gnull")"
+  done
+  if grep -q " walk " "$results"; then
+    echo "- walk ($(stat_of origin walk calls) calls) seconds:$(for t in $active; do printf ' %s %s' "$t" "$(stat_of "$t" walk seconds)"; done)"
+  fi
+  if grep -q " php " "$results"; then
+    echo "- php requests/s:$(for t in $active; do printf ' %s %s' "$t" "$(stat_of "$t" php requests_per_s)"; done)"
+  fi
+} | tee "$work/table.md"
