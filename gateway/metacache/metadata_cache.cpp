@@ -70,17 +70,18 @@ Awaitable<MetadataCache::Fresh> MetadataCache::origin_getattr(const CallContext&
 Awaitable<MetadataCache::Fresh> MetadataCache::fresh_attr(const CallContext& ctx, const nfs3::FileHandle& fh,
                                                            Proc for_proc, bool force_origin) {
   if (!force_origin) {
-    AttrPtr rec = co_await attrs_.cached(fh);
-    if (rec && windows_.fresh(rec->expires)) co_return Fresh{Status::Ok, false, rec};
+    // The hot path: a record in memory is read without another coroutine frame.
+    auto peeked = store_.peek<cache::AttrRecord>(key(fh));
+    AttrPtr rec = std::move(peeked.value);
+    if (peeked.where == cache::MetadataStore::Where::OnDisk) rec = co_await attrs_.cached(fh);
+    if (rec && windows_.fresh(rec->expires)) co_return Fresh{Status::Ok, false, rec, true};
   }
   co_return co_await origin_getattr(ctx, fh, for_proc);
 }
 
 Awaitable<nfs3::GetattrRes> MetadataCache::getattr(const CallContext& ctx, nfs3::GetattrArgs args) {
   count(Proc::Getattr, ExportCounters::Calls);
-  const std::uint64_t before = counters_.get(Proc::Getattr).origin_calls;
   Fresh f = co_await fresh_attr(ctx, args.object, Proc::Getattr, windows_.strict());
-  const bool asked = counters_.get(Proc::Getattr).origin_calls != before;
   nfs3::GetattrRes res;
   if (!f.attr) {
     res.status = f.status;
@@ -88,7 +89,7 @@ Awaitable<nfs3::GetattrRes> MetadataCache::getattr(const CallContext& ctx, nfs3:
   } else {
     res.attributes = f.attr->attr;
   }
-  count(Proc::Getattr, asked ? ExportCounters::Misses : ExportCounters::Hits);
+  count(Proc::Getattr, f.from_cache ? ExportCounters::Hits : ExportCounters::Misses);
   co_return res;
 }
 
@@ -199,10 +200,20 @@ Awaitable<nfs3::LookupRes> MetadataCache::lookup(const CallContext& ctx, nfs3::L
   const std::string name = args.what.name;
   Fresh d = co_await fresh_attr(ctx, dir, Proc::Lookup, windows_.strict());
   if (d.attr && d.attr->attr.type == nfs3::FileType::Dir) {
-    auto rec = co_await find<cache::LookupRecord>(store_, name_key(dir, name));
+    // Hot path: records in memory are read without further coroutine frames.
+    const auto nk = name_key(dir, name);
+    std::shared_ptr<const cache::LookupRecord> rec;
+    if (auto now = peek_now<cache::LookupRecord>(store_, nk)) {
+      rec = std::move(*now);
+    } else {
+      rec = co_await find<cache::LookupRecord>(store_, nk);
+    }
+    const auto pn = perms_.check_now(ctx.cred, dir, d.attr->attr, nfs3::access::Lookup);
+    const Permit p = pn ? *pn : co_await perms_.check(ctx.cred, dir, d.attr->attr, nfs3::access::Lookup);
+    // Learnt at the first miss already, so that the next LOOKUP in this
+    // directory (a second probe of a missing name) is answered here.
+    if (p == Permit::Unknown) co_await learn_access_later(ctx, dir);
     if (rec && rec->dir_gen == d.attr->gen && (rec->exists || windows_.fresh(rec->expires))) {
-      const Permit p = co_await perms_.check(ctx.cred, dir, d.attr->attr, nfs3::access::Lookup);
-      if (p == Permit::Unknown) co_await learn_access_later(ctx, dir);
       if (p == Permit::Yes && !rec->exists) {
         count(Proc::Lookup, ExportCounters::Hits);
         nfs3::LookupRes res;

@@ -22,7 +22,9 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <unordered_set>
 
 #include "cache/coherency.h"
 #include "cache/metadata_store.h"
@@ -85,6 +87,7 @@ class MetadataCache final : public Nfs3Program {
     nfs3::Status status = nfs3::Status::Ok;
     bool gateway_status = false;
     AttrPtr attr;
+    bool from_cache = false;  // no origin call was needed
   };
   Awaitable<Fresh> fresh_attr(const CallContext& ctx, const nfs3::FileHandle& fh, nfs3::Proc for_proc,
                               bool force_origin);
@@ -161,6 +164,10 @@ class MetadataCache final : public Nfs3Program {
   SingleFlight<Filled> fill_flights_;
   SingleFlight<nfs3::LookupRes> lookup_flights_;
   SingleFlight<bool> access_flights_;
+  /// Directories found too large to keep whole: forwarded from then on, instead
+  /// of being read whole again on every page (until nfsgw restarts).
+  std::mutex too_big_mu_;
+  std::unordered_set<std::string> too_big_;
 };
 
 }  // namespace nfsgw::metacache

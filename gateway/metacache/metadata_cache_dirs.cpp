@@ -79,6 +79,10 @@ Awaitable<MetadataCache::Filled> MetadataCache::fill_listing(const CallContext& 
     for (const auto& [fh, attr] : children) co_await attrs_.learn(fh, attr, seq);
     if (changed && attempt + 1 < kFillAttempts && !too_big) continue;
     Filled out{Status::Ok, false, last_dir_attr, nullptr};
+    if (too_big) {
+      std::lock_guard lock(too_big_mu_);
+      too_big_.emplace(reinterpret_cast<const char*>(dir.bytes.data()), dir.len);
+    }
     if (changed || too_big || !last_dir_attr) co_return out;
     AttrPtr drec = co_await attrs_.learn(dir, *last_dir_attr, seq);
     if (!describes(drec, *last_dir_attr)) co_return out;  // the directory changed meanwhile
@@ -119,6 +123,10 @@ Awaitable<ListingPtr> MetadataCache::listing_for(const CallContext& ctx, const n
     }
     count(proc, ExportCounters::Hits);
     co_return l;
+  }
+  {
+    std::lock_guard lock(too_big_mu_);
+    if (too_big_.count(std::string(reinterpret_cast<const char*>(dir.bytes.data()), dir.len))) co_return nullptr;
   }
   if (p == Permit::Unknown) co_await learn_access_later(ctx, dir);
   count(proc, ExportCounters::Misses);

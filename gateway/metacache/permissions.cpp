@@ -10,24 +10,42 @@ cache::CredKey Permissions::key(const Credentials& cred, const nfs3::FileHandle&
   return cache::CredKey{{export_id_, fh}, cred.uid, cred.gid, cred.gids};
 }
 
+std::optional<std::uint32_t> Permissions::granted(const cache::AccessRecord* rec, const nfs3::Fattr& attr,
+                                                  std::uint32_t asked) const {
+  if (!rec || rec->object != cache::Stamp::of(attr) || !windows_.fresh(rec->expires) ||
+      (asked & ~rec->asked) != 0) {
+    return std::nullopt;
+  }
+  return rec->granted & asked;
+}
+
+Permit Permissions::decide(std::optional<std::uint32_t> got, const Credentials& cred, const nfs3::Fattr& attr,
+                           std::uint32_t bits) const {
+  if (got) return *got == bits ? Permit::Yes : Permit::No;
+  if (windows_.local_access_check()) return from_mode(cred, attr, bits);
+  return Permit::Unknown;
+}
+
 Awaitable<std::optional<std::uint32_t>> Permissions::answer(const Credentials& cred,
                                                             const nfs3::FileHandle& fh,
                                                             const nfs3::Fattr& attr,
                                                             std::uint32_t asked) {
   auto rec = co_await find<cache::AccessRecord>(store_, key(cred, fh));
-  if (!rec || rec->object != cache::Stamp::of(attr) || !windows_.fresh(rec->expires) ||
-      (asked & ~rec->asked) != 0) {
-    co_return std::nullopt;
-  }
-  co_return rec->granted & asked;
+  co_return granted(rec.get(), attr, asked);
+}
+
+std::optional<Permit> Permissions::check_now(const Credentials& cred, const nfs3::FileHandle& fh,
+                                             const nfs3::Fattr& attr, std::uint32_t bits) {
+  auto rec = peek_now<cache::AccessRecord>(store_, key(cred, fh));
+  if (!rec) return std::nullopt;
+  return decide(granted(rec->get(), attr, bits), cred, attr, bits);
 }
 
 Awaitable<Permit> Permissions::check(const Credentials& cred, const nfs3::FileHandle& fh,
                                      const nfs3::Fattr& attr, std::uint32_t bits) {
-  if (auto granted = co_await answer(cred, fh, attr, bits))
-    co_return *granted == bits ? Permit::Yes : Permit::No;
-  if (windows_.local_access_check()) co_return from_mode(cred, attr, bits);
-  co_return Permit::Unknown;
+  if (auto now = check_now(cred, fh, attr, bits)) co_return *now;
+  auto got = co_await answer(cred, fh, attr, bits);
+  co_return decide(got, cred, attr, bits);
 }
 
 void Permissions::learn(const Credentials& cred, const nfs3::FileHandle& fh,

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "cache/metadata_store.h"
 #include "gateway/awaitable.h"
@@ -27,6 +28,9 @@ class Permissions {
   /// May `cred` do `bits` (nfs3::access::*) on the object with attributes `attr`?
   Awaitable<Permit> check(const Credentials& cred, const nfs3::FileHandle& fh,
                           const nfs3::Fattr& attr, std::uint32_t bits);
+  /// check() when the answer needs no wait (no record only on disk); else nullopt.
+  std::optional<Permit> check_now(const Credentials& cred, const nfs3::FileHandle& fh,
+                                  const nfs3::Fattr& attr, std::uint32_t bits);
   /// An ACCESS answer of the origin: `granted` out of `asked`, for the object whose
   /// attributes came with it.
   void learn(const Credentials& cred, const nfs3::FileHandle& fh, const nfs3::Fattr& attr,
@@ -42,6 +46,11 @@ class Permissions {
 
  private:
   cache::CredKey key(const Credentials& cred, const nfs3::FileHandle& fh) const;
+  /// The granted subset of `asked` from `rec`, when it answers for `attr`.
+  std::optional<std::uint32_t> granted(const cache::AccessRecord* rec, const nfs3::Fattr& attr,
+                                       std::uint32_t asked) const;
+  Permit decide(std::optional<std::uint32_t> granted, const Credentials& cred, const nfs3::Fattr& attr,
+                std::uint32_t bits) const;
 
   cache::MetadataStore& store_;
   const Windows& windows_;

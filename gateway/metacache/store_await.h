@@ -6,6 +6,7 @@
 #include <utility>
 
 #include <memory>
+#include <optional>
 
 #include <boost/asio/async_result.hpp>
 #include <boost/asio/associated_executor.hpp>
@@ -33,11 +34,18 @@ Awaitable<std::shared_ptr<const R>> load_async(cache::MetadataStore& store, cach
       boost::asio::use_awaitable, std::move(key));
 }
 
+/// The record (or nullptr when absent) if it can be had without waiting; nullopt
+/// when it must be read from disk. Lets hot paths skip a coroutine frame.
+template <typename R>
+std::optional<std::shared_ptr<const R>> peek_now(cache::MetadataStore& store, const cache::Key<R>& key) {
+  auto peeked = store.peek<R>(key);
+  if (peeked.where == cache::MetadataStore::Where::OnDisk) return std::nullopt;
+  return std::move(peeked.value);
+}
+
 template <typename R>
 Awaitable<std::shared_ptr<const R>> find(cache::MetadataStore& store, const cache::Key<R>& key) {
-  auto peeked = store.peek<R>(key);
-  if (peeked.where == cache::MetadataStore::Where::Memory) co_return std::move(peeked.value);
-  if (peeked.where == cache::MetadataStore::Where::Absent) co_return nullptr;
+  if (auto now = peek_now<R>(store, key)) co_return std::move(*now);
   auto loaded = load_async<R>(store, key);
   co_return co_await std::move(loaded);
 }
