@@ -47,6 +47,11 @@ struct CoherencySettings {
   Duration fsinfo_ttl{3'600'000};
 };
 
+/// The TOML spelling of a consistency mode ("ttl", "strict", "immutable").
+constexpr const char* consistency_name(Consistency c) {
+  return c == Consistency::Ttl ? "ttl" : c == Consistency::Strict ? "strict" : "immutable";
+}
+
 /// One duration key of an export: its TOML name, field, bounds and meaning.
 struct DurationSetting {
   const char* key;

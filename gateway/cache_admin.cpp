@@ -5,15 +5,6 @@
 namespace nfsgw {
 namespace {
 
-const char* consistency_name(cache::Consistency c) {
-  switch (c) {
-    case cache::Consistency::Ttl: return "ttl";
-    case cache::Consistency::Strict: return "strict";
-    case cache::Consistency::Immutable: return "immutable";
-  }
-  return "?";
-}
-
 std::vector<std::string> components(const std::string& subpath) {
   std::vector<std::string> out;
   std::size_t pos = 0;
@@ -37,7 +28,7 @@ metacache::Report CacheAdmin::report() {
     metacache::ExportReport x;
     x.path = e.config->path;
     x.cache_enabled = e.cache != nullptr;
-    x.consistency = consistency_name(e.config->coherency.consistency);
+    x.consistency = cache::consistency_name(e.config->coherency.consistency);
     if (e.cache) {
       for (std::uint32_t p = 0; p < nfs3::kProcCount; ++p)
         x.procs[p] = e.cache->counters().get(static_cast<nfs3::Proc>(p));

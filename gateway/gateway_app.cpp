@@ -46,14 +46,6 @@ struct GatewayApp::Parts {
   std::optional<RpcbindRegistration> rpcbind;
 };
 
-namespace {
-
-const char* consistency_name(cache::Consistency c) {
-  return c == cache::Consistency::Ttl ? "ttl" : c == cache::Consistency::Strict ? "strict" : "immutable";
-}
-
-}  // namespace
-
 GatewayApp::GatewayApp(config::Config cfg)
     : cfg_(std::move(cfg)), parts_(std::make_unique<Parts>()) {
   Parts& p = *parts_;
@@ -102,7 +94,7 @@ GatewayApp::GatewayApp(config::Config cfg)
                  e.squash == config::Squash::None   ? "none"
                  : e.squash == config::Squash::Root ? "root"
                                                     : "all",
-                 e.upstream_connections, e.coherency.enabled ? consistency_name(e.coherency.consistency) : "off");
+                 e.upstream_connections, e.coherency.enabled ? cache::consistency_name(e.coherency.consistency) : "off");
   }
   p.translator.emplace(*p.codec, routes);
   p.mount.emplace(cfg_.exports, *p.codec, *p.translator);

@@ -37,8 +37,7 @@ MetadataCache::MetadataCache(Nfs3Program& next, cache::MetadataStore& store, std
     : next_(next),
       store_(store),
       export_id_(export_id),
-      settings_(settings),
-      windows_(settings_, clock),
+      windows_(settings, clock),
       seq_(clock.now_ms()),
       attrs_(store, windows_, export_id, seq_),
       perms_(store, windows_, export_id) {}

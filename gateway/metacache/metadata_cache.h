@@ -77,7 +77,6 @@ class MetadataCache final : public Nfs3Program {
                                         const std::vector<std::string>& components, bool recursive);
 
   const ExportCounters& counters() const { return counters_; }
-  const cache::CoherencySettings& settings() const { return settings_; }
 
  private:
   /// Attributes usable now: cached inside the window, or asked from the origin
@@ -133,6 +132,10 @@ class MetadataCache final : public Nfs3Program {
   Awaitable<nfs3::CreateRes> make_object(const CallContext& ctx, Args args, nfs3::Proc proc,
                                          Awaitable<nfs3::CreateRes> (Nfs3Program::*method)(const CallContext&,
                                                                                            Args));
+  /// REMOVE, RMDIR: forwarded, then learnt from by unlinked().
+  Awaitable<nfs3::RemoveRes> unlink_name(const CallContext& ctx, nfs3::RemoveArgs args, nfs3::Proc proc,
+                                         Awaitable<nfs3::RemoveRes> (Nfs3Program::*method)(const CallContext&,
+                                                                                           nfs3::RemoveArgs));
   Awaitable<nfs3::RemoveRes> unlinked(const nfs3::DirOpArgs& what, std::uint64_t seq,
                                       std::optional<nfs3::FileHandle> victim, nfs3::RemoveRes res);
   /// The child handle cached for `name` in `dir` (any generation), for dropping it.
@@ -154,8 +157,7 @@ class MetadataCache final : public Nfs3Program {
   Nfs3Program& next_;
   cache::MetadataStore& store_;
   std::uint32_t export_id_;
-  cache::CoherencySettings settings_;
-  Windows windows_;
+  Windows windows_;  // holds the export's settings
   Sequence seq_;
   Attributes attrs_;
   Permissions perms_;

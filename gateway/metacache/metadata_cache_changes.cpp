@@ -140,22 +140,23 @@ Awaitable<nfs3::RemoveRes> MetadataCache::unlinked(const nfs3::DirOpArgs& what, 
   co_return res;
 }
 
-Awaitable<nfs3::RemoveRes> MetadataCache::remove(const CallContext& ctx, nfs3::RemoveArgs args) {
-  count(Proc::Remove, ExportCounters::OriginCalls);
+Awaitable<nfs3::RemoveRes> MetadataCache::unlink_name(
+    const CallContext& ctx, nfs3::RemoveArgs args, Proc proc,
+    Awaitable<nfs3::RemoveRes> (Nfs3Program::*method)(const CallContext&, nfs3::RemoveArgs)) {
+  count(proc, ExportCounters::OriginCalls);
   const nfs3::DirOpArgs what = args.object;
   auto victim = co_await cached_child(what.dir, what.name);
   const std::uint64_t seq = attrs_.next_seq();
-  nfs3::RemoveRes res = co_await next_.remove(ctx, std::move(args));
+  nfs3::RemoveRes res = co_await (next_.*method)(ctx, std::move(args));
   co_return co_await unlinked(what, seq, victim, std::move(res));
 }
 
+Awaitable<nfs3::RemoveRes> MetadataCache::remove(const CallContext& ctx, nfs3::RemoveArgs args) {
+  return unlink_name(ctx, std::move(args), Proc::Remove, &Nfs3Program::remove);
+}
+
 Awaitable<nfs3::RmdirRes> MetadataCache::rmdir(const CallContext& ctx, nfs3::RmdirArgs args) {
-  count(Proc::Rmdir, ExportCounters::OriginCalls);
-  const nfs3::DirOpArgs what = args.object;
-  auto victim = co_await cached_child(what.dir, what.name);
-  const std::uint64_t seq = attrs_.next_seq();
-  nfs3::RemoveRes res = co_await next_.rmdir(ctx, std::move(args));
-  co_return co_await unlinked(what, seq, victim, std::move(res));
+  return unlink_name(ctx, std::move(args), Proc::Rmdir, &Nfs3Program::rmdir);
 }
 
 // ---- RENAME, LINK ----------------------------------------------------------------

@@ -59,12 +59,6 @@ class SingleFlight {
     co_return std::move(*result);
   }
 
-  /// Keys in flight now (tests).
-  std::size_t in_flight() const {
-    std::lock_guard lock(mu_);
-    return flights_.size();
-  }
-
  private:
   struct Waiter {
     virtual ~Waiter() = default;
