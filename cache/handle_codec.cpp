@@ -10,14 +10,13 @@
 // returned only after all three: a crash in between leaves at most an unused id,
 // never a handle a client holds without its mapping.
 #include <openssl/crypto.h>
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
 
 #include <array>
 #include <stdexcept>
 #include <string>
 
 #include "cache/handle_codec.h"
+#include "cache/keyed_hmac.h"
 
 namespace nfsgw::cache {
 namespace {
@@ -45,17 +44,6 @@ std::uint64_t get_be(const std::uint8_t* p, std::size_t n) {
 }
 const std::uint8_t* bytes_of(const std::string& s) { return reinterpret_cast<const std::uint8_t*>(s.data()); }
 
-std::array<std::uint8_t, 32> hmac_sha256(std::span<const std::uint8_t> key, const void* data, std::size_t n) {
-  std::array<std::uint8_t, 32> out{};
-  unsigned int len = 0;
-  if (!HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()), static_cast<const unsigned char*>(data), n,
-            out.data(), &len) ||
-      len != out.size()) {
-    throw std::runtime_error("HMAC-SHA256 failed");
-  }
-  return out;
-}
-
 std::string forward_key(std::uint32_t export_id, const nfs3::FileHandle& origin) {
   std::string k = "fh/o2i/";
   put_be32(k, export_id);
@@ -70,7 +58,7 @@ std::string reverse_key(std::uint64_t id) {
 const std::string kNextKey = "fh/next";
 
 /// Builds header | payload | mac.
-nfs3::FileHandle seal(std::span<const std::uint8_t> mac_key, std::uint32_t export_id, HandleCodec::Kind kind,
+nfs3::FileHandle seal(const KeyedHmac& mac_of, std::uint32_t export_id, HandleCodec::Kind kind,
                       std::span<const std::uint8_t> payload) {
   std::array<std::uint8_t, nfs3::kFhSize> buf{};
   buf[0] = kVersion;
@@ -78,7 +66,7 @@ nfs3::FileHandle seal(std::span<const std::uint8_t> mac_key, std::uint32_t expor
   buf[5] = static_cast<std::uint8_t>(kind);
   std::copy(payload.begin(), payload.end(), buf.begin() + kHeader);
   std::size_t body = kHeader + payload.size();
-  auto mac = hmac_sha256(mac_key, buf.data(), body);
+  auto mac = mac_of(buf.data(), body);
   std::copy_n(mac.begin(), kMac, buf.begin() + body);
   return nfs3::FileHandle(std::span<const std::uint8_t>(buf.data(), body + kMac));
 }
@@ -90,20 +78,23 @@ HandleCodec::HandleCodec(std::vector<std::uint8_t> secret, KvStore& map) : map_(
     throw std::invalid_argument("handle secret must be at least 32 bytes, got " + std::to_string(secret.size()));
   }
   auto derived = hmac_sha256(secret, kMacLabel, sizeof kMacLabel - 1);
-  secret_.assign(derived.begin(), derived.end());
+  mac_ = std::make_unique<KeyedHmac>(derived);
+  OPENSSL_cleanse(derived.data(), derived.size());
   OPENSSL_cleanse(secret.data(), secret.size());
 }
 
+HandleCodec::~HandleCodec() = default;
+
 nfs3::FileHandle HandleCodec::root(std::uint32_t export_id) const {
-  return seal(secret_, export_id, Kind::Root, {});
+  return seal(*mac_, export_id, Kind::Root, {});
 }
 
 nfs3::FileHandle HandleCodec::wrap(std::uint32_t export_id, const nfs3::FileHandle& origin) {
-  if (origin.len <= kMaxEmbedded) return seal(secret_, export_id, Kind::Embedded, origin.view());
+  if (origin.len <= kMaxEmbedded) return seal(*mac_, export_id, Kind::Embedded, origin.view());
 
   const std::string fwd = forward_key(export_id, origin);
   auto as_handle = [&](const std::string& id_bytes) {
-    return seal(secret_, export_id, Kind::Mapped, std::span<const std::uint8_t>(bytes_of(id_bytes), kIdSize));
+    return seal(*mac_, export_id, Kind::Mapped, std::span<const std::uint8_t>(bytes_of(id_bytes), kIdSize));
   };
   // Fast path without the lock: the mapping exists and never changes once written.
   if (auto id = map_.get(fwd); id && id->size() == kIdSize) return as_handle(*id);
@@ -152,7 +143,7 @@ std::optional<HandleCodec::Decoded> HandleCodec::unwrap(const nfs3::FileHandle& 
       return std::nullopt;
   }
   const std::size_t body = kHeader + payload;
-  auto mac = hmac_sha256(secret_, b.data(), body);
+  auto mac = (*mac_)(b.data(), body);
   if (CRYPTO_memcmp(mac.data(), b.data() + body, kMac) != 0) return std::nullopt;
 
   if (d.kind == Kind::Embedded) {

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <span>
@@ -22,6 +23,8 @@
 #include "protocol/nfs3_types.h"
 
 namespace nfsgw::cache {
+
+class KeyedHmac;
 
 class HandleCodec {
  public:
@@ -36,6 +39,7 @@ class HandleCodec {
   /// `secret` must be at least 32 bytes. `map` holds mapped handles and must outlive
   /// the codec.
   HandleCodec(std::vector<std::uint8_t> secret, KvStore& map);
+  ~HandleCodec();
 
   nfs3::FileHandle root(std::uint32_t export_id) const;
   /// Wraps an origin handle (embedded when it fits, else mapped; the mapping is
@@ -46,7 +50,7 @@ class HandleCodec {
   std::optional<Decoded> unwrap(const nfs3::FileHandle& gateway) const;
 
  private:
-  std::vector<std::uint8_t> secret_;
+  std::unique_ptr<KeyedHmac> mac_;  // keyed from the secret
   KvStore& map_;
   mutable std::mutex mu_;  // guards id allocation
 };
