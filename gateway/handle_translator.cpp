@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <atomic>
+
 #include "gateway/export_policy.h"
 
 namespace nfsgw {
@@ -11,8 +13,9 @@ using nfs3::Status;
 
 struct HandleTranslator::Route {
   ExportRoute e;
-  std::mutex mu;
-  std::optional<FileHandle> root;  // the origin's root handle, once known
+  std::mutex mu;                        // guards root_storage
+  std::unique_ptr<FileHandle> root_storage;
+  std::atomic<const FileHandle*> root{nullptr};  // root_storage once known, never changed
 };
 
 namespace {
@@ -41,15 +44,19 @@ HandleTranslator::HandleTranslator(cache::HandleCodec& codec,
 
 HandleTranslator::~HandleTranslator() = default;
 
+const FileHandle* HandleTranslator::known_root(const Route& route) {
+  return route.root.load(std::memory_order_acquire);
+}
+
 Awaitable<FileHandle> HandleTranslator::origin_root(Route& route) {
-  {
-    std::lock_guard lock(route.mu);
-    if (route.root) co_return *route.root;
-  }
+  if (const FileHandle* known = known_root(route)) co_return *known;
   FileHandle root = co_await route.e.origin_root();
   std::lock_guard lock(route.mu);
-  route.root = root;
-  co_return root;
+  if (!route.root_storage) {
+    route.root_storage = std::make_unique<FileHandle>(root);
+    route.root.store(route.root_storage.get(), std::memory_order_release);
+  }
+  co_return *route.root_storage;
 }
 
 /// Unwraps a handle; a failing handle store (a disk error, not a bad handle) is a
@@ -68,45 +75,55 @@ std::optional<cache::HandleCodec::Decoded> HandleTranslator::unwrap(const CallCo
   }
 }
 
-Awaitable<Status> HandleTranslator::enter(const CallContext& ctx, FileHandle& handle,
-                                          Scope& scope) {
+Status HandleTranslator::enter(const CallContext& ctx, FileHandle& handle, Scope& scope) {
   Status failure = Status::Ok;
   const auto decoded = unwrap(ctx, handle, failure);
   if (!decoded) {
     if (failure == Status::BadHandle)
       spdlog::warn("{}: refused a forged or damaged file handle (xid {:#x})",
                    ctx.client_address, ctx.xid);
-    co_return failure;
+    return failure;
   }
   const auto it = routes_.find(decoded->export_id);
-  if (it == routes_.end()) co_return Status::Stale;  // the export was removed
+  if (it == routes_.end()) return Status::Stale;  // the export was removed
   Route& route = *it->second;
   const config::ExportConfig& cfg = *route.e.config;
-  if (const Status s = admit(ctx, cfg); s != Status::Ok) co_return s;
+  if (const Status s = admit(ctx, cfg); s != Status::Ok) return s;
 
   scope.route = &route;
   scope.ctx = ctx;
   scope.ctx.export_id = cfg.id;
   scope.ctx.cred = squash(ctx.cred, cfg);
+  scope.root_handle = decoded->kind == cache::HandleCodec::Kind::Root;
+  if (!scope.root_handle) handle = decoded->origin;
   // Known after the first call of the export; needed to keep ".." and the root's
   // handle inside the export whatever handle the call came with.
-  scope.origin_root = co_await origin_root(route);
-  if (decoded->kind == cache::HandleCodec::Kind::Root) {
-    handle = scope.origin_root;
-  } else {
-    handle = decoded->origin;
+  const FileHandle* root = known_root(route);
+  if (!root) {
+    scope.root_pending = true;
+    return Status::Ok;
   }
+  scope.origin_root = *root;
+  if (scope.root_handle) handle = scope.origin_root;
+  scope.at_root = handle == scope.origin_root;
+  return Status::Ok;
+}
+
+Awaitable<Status> HandleTranslator::finish_enter(Scope& scope, FileHandle& handle) {
+  scope.origin_root = co_await origin_root(*scope.route);
+  scope.root_pending = false;
+  if (scope.root_handle) handle = scope.origin_root;
   scope.at_root = handle == scope.origin_root;
   co_return Status::Ok;
 }
 
-Awaitable<Status> HandleTranslator::enter_also(const Scope& scope, FileHandle& handle) {
+Status HandleTranslator::enter_also(const Scope& scope, FileHandle& handle) {
   Status failure = Status::Ok;
   const auto decoded = unwrap(scope.ctx, handle, failure);
-  if (!decoded) co_return failure;
-  if (decoded->export_id != scope.route->e.config->id) co_return Status::XDev;
+  if (!decoded) return failure;
+  if (decoded->export_id != scope.route->e.config->id) return Status::XDev;
   handle = decoded->kind == cache::HandleCodec::Kind::Root ? scope.origin_root : decoded->origin;
-  co_return Status::Ok;
+  return Status::Ok;
 }
 
 FileHandle HandleTranslator::outward(const Scope& scope, const FileHandle& origin) {
@@ -124,8 +141,9 @@ Awaitable<Res> HandleTranslator::forward(
     const CallContext& ctx, Args args, FileHandle Args::*handle,
     Awaitable<Res> (Nfs3Program::*method)(const CallContext&, Args)) {
   Scope scope;
-  if (const Status s = co_await enter(ctx, args.*handle, scope); s != Status::Ok)
-    co_return failure<Res>(s);
+  Status s = enter(ctx, args.*handle, scope);
+  if (scope.root_pending) s = co_await finish_enter(scope, args.*handle);
+  if (s != Status::Ok) co_return failure<Res>(s);
   co_return co_await (scope.route->e.downstream->*method)(scope.ctx, std::move(args));
 }
 
@@ -145,8 +163,9 @@ Awaitable<nfs3::LookupRes> HandleTranslator::lookup(const CallContext& ctx,
                                                     nfs3::LookupArgs a) {
   nfs3::LookupArgs args = std::move(a);
   Scope scope;
-  if (const Status s = co_await enter(ctx, args.what.dir, scope); s != Status::Ok)
-    co_return failure<nfs3::LookupRes>(s);
+  Status s = enter(ctx, args.what.dir, scope);
+  if (scope.root_pending) s = co_await finish_enter(scope, args.what.dir);
+  if (s != Status::Ok) co_return failure<nfs3::LookupRes>(s);
   // Clients may not climb out of an export: ".." of its root is the root itself.
   if (scope.at_root && args.what.name == "..") args.what.name = ".";
   nfs3::LookupRes res = co_await scope.route->e.downstream->lookup(scope.ctx, std::move(args));
@@ -158,8 +177,9 @@ Awaitable<nfs3::AccessRes> HandleTranslator::access(const CallContext& ctx,
                                                     nfs3::AccessArgs a) {
   nfs3::AccessArgs args = std::move(a);
   Scope scope;
-  if (const Status s = co_await enter(ctx, args.object, scope); s != Status::Ok)
-    co_return failure<nfs3::AccessRes>(s);
+  Status s = enter(ctx, args.object, scope);
+  if (scope.root_pending) s = co_await finish_enter(scope, args.object);
+  if (s != Status::Ok) co_return failure<nfs3::AccessRes>(s);
   nfs3::AccessRes res = co_await scope.route->e.downstream->access(scope.ctx, std::move(args));
   // On a read-only export nothing may be changed, whatever the origin allows.
   if (scope.route->e.config->access == config::Access::ReadOnly)
@@ -186,8 +206,9 @@ Awaitable<nfs3::CreateRes> HandleTranslator::make_object(
     const CallContext& ctx, Args args,
     Awaitable<nfs3::CreateRes> (Nfs3Program::*method)(const CallContext&, Args)) {
   Scope scope;
-  if (const Status s = co_await enter(ctx, args.where.dir, scope); s != Status::Ok)
-    co_return failure<nfs3::CreateRes>(s);
+  Status s = enter(ctx, args.where.dir, scope);
+  if (scope.root_pending) s = co_await finish_enter(scope, args.where.dir);
+  if (s != Status::Ok) co_return failure<nfs3::CreateRes>(s);
   nfs3::CreateRes res = co_await (scope.route->e.downstream->*method)(scope.ctx, std::move(args));
   outward(scope, res.obj);
   co_return res;
@@ -198,8 +219,9 @@ Awaitable<nfs3::RemoveRes> HandleTranslator::unlink_name(
     const CallContext& ctx, Args args,
     Awaitable<nfs3::RemoveRes> (Nfs3Program::*method)(const CallContext&, Args)) {
   Scope scope;
-  if (const Status s = co_await enter(ctx, args.object.dir, scope); s != Status::Ok)
-    co_return failure<nfs3::RemoveRes>(s);
+  Status s = enter(ctx, args.object.dir, scope);
+  if (scope.root_pending) s = co_await finish_enter(scope, args.object.dir);
+  if (s != Status::Ok) co_return failure<nfs3::RemoveRes>(s);
   co_return co_await (scope.route->e.downstream->*method)(scope.ctx, std::move(args));
 }
 
@@ -237,8 +259,9 @@ Awaitable<nfs3::RenameRes> HandleTranslator::rename(const CallContext& ctx,
                                                     nfs3::RenameArgs a) {
   nfs3::RenameArgs args = std::move(a);
   Scope scope;
-  Status s = co_await enter(ctx, args.from.dir, scope);
-  if (s == Status::Ok) s = co_await enter_also(scope, args.to.dir);
+  Status s = enter(ctx, args.from.dir, scope);
+  if (scope.root_pending) s = co_await finish_enter(scope, args.from.dir);
+  if (s == Status::Ok) s = enter_also(scope, args.to.dir);
   if (s != Status::Ok) co_return failure<nfs3::RenameRes>(s);
   co_return co_await scope.route->e.downstream->rename(scope.ctx, std::move(args));
 }
@@ -246,8 +269,9 @@ Awaitable<nfs3::RenameRes> HandleTranslator::rename(const CallContext& ctx,
 Awaitable<nfs3::LinkRes> HandleTranslator::link(const CallContext& ctx, nfs3::LinkArgs a) {
   nfs3::LinkArgs args = std::move(a);
   Scope scope;
-  Status s = co_await enter(ctx, args.file, scope);
-  if (s == Status::Ok) s = co_await enter_also(scope, args.link.dir);
+  Status s = enter(ctx, args.file, scope);
+  if (scope.root_pending) s = co_await finish_enter(scope, args.file);
+  if (s == Status::Ok) s = enter_also(scope, args.link.dir);
   if (s != Status::Ok) co_return failure<nfs3::LinkRes>(s);
   co_return co_await scope.route->e.downstream->link(scope.ctx, std::move(args));
 }
@@ -261,8 +285,9 @@ Awaitable<nfs3::ReaddirplusRes> HandleTranslator::readdirplus(const CallContext&
                                                               nfs3::ReaddirplusArgs a) {
   nfs3::ReaddirplusArgs args = std::move(a);
   Scope scope;
-  if (const Status s = co_await enter(ctx, args.dir, scope); s != Status::Ok)
-    co_return failure<nfs3::ReaddirplusRes>(s);
+  Status s = enter(ctx, args.dir, scope);
+  if (scope.root_pending) s = co_await finish_enter(scope, args.dir);
+  if (s != Status::Ok) co_return failure<nfs3::ReaddirplusRes>(s);
   nfs3::ReaddirplusRes res = co_await scope.route->e.downstream->readdirplus(scope.ctx, std::move(args));
   if (res.status != Status::Ok) co_return res;
   for (auto& entry : res.entries) {

@@ -66,21 +66,32 @@ class HandleTranslator final : public Nfs3Program {
     CallContext ctx;
     nfs3::FileHandle origin_root;  // the origin's handle of the export root
     bool at_root = false;          // the first handle is the export root
+    /// The origin's root handle was not known when the call entered (the export's
+    /// first calls): finish_enter must run before the handle is used.
+    bool root_pending = false;
+    bool root_handle = false;  // the first handle is the gateway's root handle
   };
 
   std::optional<cache::HandleCodec::Decoded> unwrap(const CallContext& ctx,
                                                     const nfs3::FileHandle& handle,
                                                     nfs3::Status& failure) const;
   /// Verifies `handle` (replaced in place by the origin's), admits the call and
-  /// fills `scope`. Returns Ok or the status to answer with.
-  Awaitable<nfs3::Status> enter(const CallContext& ctx, nfs3::FileHandle& handle, Scope& scope);
+  /// fills `scope`. Returns Ok or the status to answer with. Synchronous (a cached
+  /// answer costs no coroutine frame here) except on an export's first calls, when
+  /// the origin's root handle is not known yet: then it leaves `scope.root_pending`
+  /// set and the caller completes the call's entry with finish_enter:
+  ///   Status s = enter(ctx, h, scope);
+  ///   if (scope.root_pending) s = co_await finish_enter(scope, h);
+  nfs3::Status enter(const CallContext& ctx, nfs3::FileHandle& handle, Scope& scope);
+  Awaitable<nfs3::Status> finish_enter(Scope& scope, nfs3::FileHandle& handle);
   /// A second handle of the same call (RENAME, LINK): same export or XDEV.
-  Awaitable<nfs3::Status> enter_also(const Scope& scope, nfs3::FileHandle& handle);
+  nfs3::Status enter_also(const Scope& scope, nfs3::FileHandle& handle);
   /// The gateway handle for an origin handle of this export.
   nfs3::FileHandle outward(const Scope& scope, const nfs3::FileHandle& origin);
   void outward(const Scope& scope, nfs3::PostOpFh& fh);
   /// The origin handle of `route`'s root, remembered after the first answer.
-  Awaitable<nfs3::FileHandle> origin_root(Route& route);
+  static const nfs3::FileHandle* known_root(const Route& route);
+  static Awaitable<nfs3::FileHandle> origin_root(Route& route);
 
   /// The common case: one handle, forwarded as it is.
   template <typename Res, typename Args>

@@ -63,19 +63,6 @@ std::string Reader::string(std::size_t max) {
 // Writer grows the vector with resize() (geometric growth in libstdc++) and stores
 // in place, instead of four push_backs per word.
 
-void Writer::u32(std::uint32_t v) {
-  std::size_t at = out_.size();
-  out_.resize(at + 4);
-  store_be32(out_.data() + at, v);
-}
-
-void Writer::u64(std::uint64_t v) {
-  std::size_t at = out_.size();
-  out_.resize(at + 8);
-  store_be32(out_.data() + at, static_cast<std::uint32_t>(v >> 32));
-  store_be32(out_.data() + at + 4, static_cast<std::uint32_t>(v));
-}
-
 void Writer::opaque_fixed(std::span<const std::uint8_t> data) {
   std::size_t at = out_.size();
   std::size_t pad = padding(data.size());
