@@ -122,19 +122,23 @@ void decode(xdr::Reader& r, Fattr& v) {
 }
 
 void encode(xdr::Writer& w, const Fattr& v) {
-  w.u32(static_cast<std::uint32_t>(v.type));
-  w.u32(v.mode);
-  w.u32(v.nlink);
-  w.u32(v.uid);
-  w.u32(v.gid);
-  w.u64(v.size);
-  w.u64(v.used);
-  encode(w, v.rdev);
-  w.u64(v.fsid);
-  w.u64(v.fileid);
-  encode(w, v.atime);
-  encode(w, v.mtime);
-  encode(w, v.ctime);
+  // 84 bytes, in most replies (often twice): written with one resize.
+  auto run = w.fixed<84>();
+  run.u32(static_cast<std::uint32_t>(v.type));
+  run.u32(v.mode);
+  run.u32(v.nlink);
+  run.u32(v.uid);
+  run.u32(v.gid);
+  run.u64(v.size);
+  run.u64(v.used);
+  run.u32(v.rdev.major);
+  run.u32(v.rdev.minor);
+  run.u64(v.fsid);
+  run.u64(v.fileid);
+  for (const Time* t : {&v.atime, &v.mtime, &v.ctime}) {
+    run.u32(t->seconds);
+    run.u32(t->nseconds);
+  }
 }
 
 void decode(xdr::Reader& r, WccAttr& v) {

@@ -6,6 +6,7 @@
 // Writer appends big-endian, 4-byte aligned items to a caller-owned vector.
 #pragma once
 
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -74,6 +75,40 @@ class Writer {
   }
   void i64(std::int64_t v) { u64(static_cast<std::uint64_t>(v)); }
   void boolean(bool v) { u32(v ? 1u : 0u); }
+  /// A run of `N` bytes of fixed-size items (a fattr3) written with one resize:
+  ///   auto run = w.fixed<84>(); run.u32(...); run.u64(...);
+  /// The run must be filled exactly (checked in debug builds).
+  template <std::size_t N>
+  class Run {
+   public:
+    explicit Run(std::uint8_t* p) : p_(p), end_(p + N) {}
+    Run(const Run&) = delete;
+    Run& operator=(const Run&) = delete;
+    ~Run() { assert(p_ == end_); }
+    void u32(std::uint32_t v) {
+      p_[0] = static_cast<std::uint8_t>(v >> 24);
+      p_[1] = static_cast<std::uint8_t>(v >> 16);
+      p_[2] = static_cast<std::uint8_t>(v >> 8);
+      p_[3] = static_cast<std::uint8_t>(v);
+      p_ += 4;
+    }
+    void u64(std::uint64_t v) {
+      u32(static_cast<std::uint32_t>(v >> 32));
+      u32(static_cast<std::uint32_t>(v));
+    }
+
+   private:
+    std::uint8_t* p_;
+    std::uint8_t* const end_;
+  };
+  template <std::size_t N>
+  Run<N> fixed() {
+    static_assert(N % 4 == 0, "XDR items are multiples of four bytes");
+    const std::size_t at = out_.size();
+    out_.resize(at + N);
+    return Run<N>(out_.data() + at);
+  }
+
   void opaque_fixed(std::span<const std::uint8_t> data);
   void opaque_var(std::span<const std::uint8_t> data);
   void string(std::string_view s);

@@ -66,6 +66,13 @@ Awaitable<MetadataCache::Fresh> MetadataCache::origin_getattr(const CallContext&
   co_return co_await getattr_flights_.run(std::move(flight), fetch);
 }
 
+MetadataCache::Fresh MetadataCache::fresh_in_memory(const nfs3::FileHandle& fh, bool force_origin) {
+  if (force_origin) return {};
+  auto peeked = store_.peek<cache::AttrRecord>(key(fh));
+  if (peeked.value && windows_.fresh(peeked.value->expires)) return Fresh{Status::Ok, false, peeked.value, true};
+  return {};
+}
+
 Awaitable<MetadataCache::Fresh> MetadataCache::fresh_attr(const CallContext& ctx, const nfs3::FileHandle& fh,
                                                            Proc for_proc, bool force_origin) {
   if (!force_origin) {
@@ -80,7 +87,8 @@ Awaitable<MetadataCache::Fresh> MetadataCache::fresh_attr(const CallContext& ctx
 
 Awaitable<nfs3::GetattrRes> MetadataCache::getattr(const CallContext& ctx, nfs3::GetattrArgs args) {
   count(Proc::Getattr, ExportCounters::Calls);
-  Fresh f = co_await fresh_attr(ctx, args.object, Proc::Getattr, windows_.strict());
+  Fresh f = fresh_in_memory(args.object, windows_.strict());
+  if (!f.attr) f = co_await fresh_attr(ctx, args.object, Proc::Getattr, windows_.strict());
   nfs3::GetattrRes res;
   if (!f.attr) {
     res.status = f.status;
@@ -132,9 +140,13 @@ Awaitable<void> MetadataCache::learn_access_later(const CallContext& ctx, const 
 Awaitable<nfs3::AccessRes> MetadataCache::access(const CallContext& ctx, nfs3::AccessArgs args) {
   count(Proc::Access, ExportCounters::Calls);
   if (!windows_.strict()) {
-    Fresh f = co_await fresh_attr(ctx, args.object, Proc::Access, false);
+    Fresh f = fresh_in_memory(args.object, false);
+    if (!f.attr) f = co_await fresh_attr(ctx, args.object, Proc::Access, false);
     if (f.attr) {
-      if (auto granted = co_await perms_.answer(ctx.cred, args.object, f.attr->attr, args.access)) {
+      auto now = perms_.answer_now(ctx.cred, args.object, f.attr->attr, args.access);
+      std::optional<std::uint32_t> granted = now.granted;
+      if (!now.known) granted = co_await perms_.answer(ctx.cred, args.object, f.attr->attr, args.access);
+      if (granted) {
         count(Proc::Access, ExportCounters::Hits);
         nfs3::AccessRes res;
         res.obj_attributes = f.attr->attr;
@@ -197,7 +209,8 @@ Awaitable<nfs3::LookupRes> MetadataCache::lookup(const CallContext& ctx, nfs3::L
   count(Proc::Lookup, ExportCounters::Calls);
   const nfs3::FileHandle dir = args.what.dir;
   const std::string name = args.what.name;
-  Fresh d = co_await fresh_attr(ctx, dir, Proc::Lookup, windows_.strict());
+  Fresh d = fresh_in_memory(dir, windows_.strict());
+  if (!d.attr) d = co_await fresh_attr(ctx, dir, Proc::Lookup, windows_.strict());
   if (d.attr && d.attr->attr.type == nfs3::FileType::Dir) {
     // Hot path: records in memory are read without further coroutine frames.
     const auto nk = name_key(dir, name);
@@ -228,7 +241,8 @@ Awaitable<nfs3::LookupRes> MetadataCache::lookup(const CallContext& ctx, nfs3::L
           child = attrs_.in_memory(rec->child);
           if (child && !windows_.fresh(child->expires)) child = nullptr;
         } else {
-          Fresh c = co_await fresh_attr(ctx, rec->child, Proc::Lookup, false);
+          Fresh c = fresh_in_memory(rec->child, false);
+          if (!c.attr) c = co_await fresh_attr(ctx, rec->child, Proc::Lookup, false);
           child = c.attr;
           if (!c.attr && !c.gateway_status && gone(c.status)) store_.erase<cache::LookupRecord>(name_key(dir, name));
         }

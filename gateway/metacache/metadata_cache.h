@@ -90,6 +90,9 @@ class MetadataCache final : public Nfs3Program {
   };
   Awaitable<Fresh> fresh_attr(const CallContext& ctx, const nfs3::FileHandle& fh, nfs3::Proc for_proc,
                               bool force_origin);
+  /// fresh_attr's hot path without a coroutine frame: the answer when a record in
+  /// memory is inside its window, else an empty Fresh (then co_await fresh_attr).
+  Fresh fresh_in_memory(const nfs3::FileHandle& fh, bool force_origin);
   /// One origin GETATTR, shared by concurrent callers; learns the answer.
   Awaitable<Fresh> origin_getattr(const CallContext& ctx, const nfs3::FileHandle& fh,
                                   nfs3::Proc for_proc);

@@ -34,6 +34,13 @@ Awaitable<std::optional<std::uint32_t>> Permissions::answer(const Credentials& c
   co_return granted(rec.get(), attr, asked);
 }
 
+Permissions::Answer Permissions::answer_now(const Credentials& cred, const nfs3::FileHandle& fh,
+                                            const nfs3::Fattr& attr, std::uint32_t asked) {
+  auto rec = peek_now<cache::AccessRecord>(store_, key(cred, fh));
+  if (!rec) return {};
+  return {true, granted(rec->get(), attr, asked)};
+}
+
 std::optional<Permit> Permissions::check_now(const Credentials& cred, const nfs3::FileHandle& fh,
                                              const nfs3::Fattr& attr, std::uint32_t bits) {
   auto rec = peek_now<cache::AccessRecord>(store_, key(cred, fh));

@@ -35,6 +35,14 @@ class Permissions {
   /// attributes came with it.
   void learn(const Credentials& cred, const nfs3::FileHandle& fh, const nfs3::Fattr& attr,
              std::uint32_t asked, std::uint32_t granted);
+  /// answer() when it needs no wait; `known` is false when the record may be on
+  /// disk only (then co_await answer()).
+  struct Answer {
+    bool known = false;
+    std::optional<std::uint32_t> granted;
+  };
+  Answer answer_now(const Credentials& cred, const nfs3::FileHandle& fh, const nfs3::Fattr& attr,
+                    std::uint32_t asked);
   /// A cached ACCESS answer covering `asked`: the granted subset.
   Awaitable<std::optional<std::uint32_t>> answer(const Credentials& cred,
                                                  const nfs3::FileHandle& fh,
