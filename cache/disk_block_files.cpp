@@ -11,6 +11,7 @@
 #include <filesystem>
 
 #include "cache/block_files.h"
+#include "cache/unique_fd.h"
 #include "cache/block_store.h"
 
 namespace nfsgw::cache {
@@ -23,20 +24,6 @@ namespace {
 bool is_hex(const std::string& s, std::size_t size) {
   return s.size() == size && s.find_first_not_of("0123456789abcdef") == std::string::npos;
 }
-
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 class DiskBlockFiles final : public BlockFiles {
  public:
@@ -54,7 +41,7 @@ class DiskBlockFiles final : public BlockFiles {
       raw = ::open(p.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
     }
     if (raw < 0) fail("cannot open", p, errno);
-    Fd fd(raw);
+    UniqueFd fd(raw);
     std::size_t done = 0;
     while (done < data.size()) {
       ssize_t n = ::pwrite(fd.get(), data.data() + done, data.size() - done,
@@ -72,7 +59,7 @@ class DiskBlockFiles final : public BlockFiles {
       if (errno == ENOENT) return 0;
       fail("cannot open", p, errno);
     }
-    Fd fd(raw);
+    UniqueFd fd(raw);
     std::size_t done = 0;
     while (done < size) {
       ssize_t n = ::pread(fd.get(), out + done, size - done, static_cast<off_t>(offset + done));
@@ -87,7 +74,7 @@ class DiskBlockFiles final : public BlockFiles {
   void punch(std::uint64_t id, std::uint64_t offset, std::uint64_t size) override {
     int raw = ::open(path(id).c_str(), O_WRONLY | O_CLOEXEC);
     if (raw < 0) return;
-    Fd fd(raw);
+    UniqueFd fd(raw);
     (void)::fallocate(fd.get(), FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(offset),
                       static_cast<off_t>(size));
   }

@@ -46,6 +46,12 @@ class DiskBlockStoreTest : public ::testing::Test {
     o.touch_interval_ms = 1000;
     store = open_file_block_store(dir.path(), o);
   }
+  /// The one data file, in tests that store a single origin file.
+  fs::path the_data_file() const {
+    const auto files = data_files(dir.path());
+    EXPECT_EQ(files.size(), 1u);
+    return files.empty() ? fs::path(dir / "none") : files[0];
+  }
 
   testing::TempDir dir;
   ManualClock clock;
@@ -59,10 +65,9 @@ TEST_F(DiskBlockStoreTest, AFlippedByteIsAMissCountedAndDropped) {
   store->write(f, st, 0, pattern(kBlock, 1));
   store->write(f, st, 1, pattern(kBlock, 2));
   ASSERT_TRUE(store->read(f, st, 1));  // positive control
-  const auto files = data_files(dir.path());
-  ASSERT_EQ(files.size(), 1u);
+  const auto file = the_data_file();
   {
-    std::fstream io(files[0], std::ios::in | std::ios::out | std::ios::binary);
+    std::fstream io(file, std::ios::in | std::ios::out | std::ios::binary);
     io.seekg(kBlock + 123);
     char c = 0;
     io.read(&c, 1);
@@ -89,9 +94,8 @@ TEST_F(DiskBlockStoreTest, ATruncatedDataFileIsAMiss) {
   const auto st = data_stamp(2 * kBlock);
   store->write(f, st, 0, pattern(kBlock, 1));
   store->write(f, st, 1, pattern(kBlock, 2));
-  const auto files = data_files(dir.path());
-  ASSERT_EQ(files.size(), 1u);
-  fs::resize_file(files[0], kBlock + 10);
+  const auto file = the_data_file();
+  fs::resize_file(file, kBlock + 10);
   EXPECT_EQ(store->read(f, st, 0), pattern(kBlock, 1));
   EXPECT_FALSE(store->read(f, st, 1));
   EXPECT_EQ(store->usage().corrupt_dropped, 1u);
@@ -104,14 +108,13 @@ TEST_F(DiskBlockStoreTest, AnIndexRecordWithoutItsDataIsAMiss) {
   store->write(f, st, 0, pattern(kBlock, 1));
   // The bytes never reached the disk (a power cut after the index record): a
   // hole of zeros, then no file at all.
-  const auto files = data_files(dir.path());
-  ASSERT_EQ(files.size(), 1u);
-  fs::resize_file(files[0], 0);
-  fs::resize_file(files[0], kBlock);
+  const auto file = the_data_file();
+  fs::resize_file(file, 0);
+  fs::resize_file(file, kBlock);
   EXPECT_FALSE(store->read(f, st, 0));
   store->write(f, st, 0, pattern(kBlock, 1));
   ASSERT_TRUE(store->read(f, st, 0));
-  fs::remove(files[0]);
+  fs::remove(file);
   EXPECT_FALSE(store->read(f, st, 0));
   EXPECT_EQ(store->usage().corrupt_dropped, 2u);
   EXPECT_EQ(store->usage().blocks, 0u);
@@ -122,13 +125,12 @@ TEST_F(DiskBlockStoreTest, AnOldBlockUnderANewRecordIsAMiss) {
   const auto f = data_file(1, 1);
   const auto st = data_stamp(kBlock);
   store->write(f, st, 0, pattern(kBlock, 1));
-  const auto files = data_files(dir.path());
-  ASSERT_EQ(files.size(), 1u);
+  const auto file = the_data_file();
   std::string old_bytes(kBlock, '\0');
-  std::ifstream(files[0], std::ios::binary).read(old_bytes.data(), kBlock);
+  std::ifstream(file, std::ios::binary).read(old_bytes.data(), kBlock);
   store->write(f, st, 0, pattern(kBlock, 2));
   // The new bytes were lost but the new record was kept.
-  std::ofstream(files[0], std::ios::binary | std::ios::in | std::ios::out).write(old_bytes.data(), kBlock);
+  std::ofstream(file, std::ios::binary | std::ios::in | std::ios::out).write(old_bytes.data(), kBlock);
   EXPECT_FALSE(store->read(f, st, 0));
   EXPECT_EQ(store->usage().corrupt_dropped, 1u);
 }

@@ -6,28 +6,14 @@
 #include <vector>
 
 #include "config/config.h"
+#include "config_test_helpers.h"
 
 using namespace nfsgw::config;
+using nfsgw::config::testing::expect_refused;
 
 namespace {
 
 const std::string kExport = "[[export]]\npath = \"/e\"\norigin = \"nfs://h/e\"\n";
-
-std::string message_of(const std::string& toml) {
-  try {
-    parse_config(toml, "test.toml");
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "";
-}
-
-void expect_refused(const std::string& toml, const std::vector<std::string>& expect) {
-  std::string m = message_of(toml);
-  ASSERT_FALSE(m.empty()) << "accepted:\n" << toml;
-  EXPECT_EQ(m.rfind("test.toml:", 0), 0u) << m;
-  for (const auto& s : expect) EXPECT_NE(m.find(s), std::string::npos) << "missing '" << s << "' in: " << m;
-}
 
 CacheConfig cache_of(const std::string& cache_lines) {
   return parse_config("[cache]\n" + cache_lines + kExport, "test.toml").cache;
