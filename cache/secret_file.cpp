@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "cache/handle_codec.h"
+#include "cache/unique_fd.h"
 
 namespace nfsgw::cache {
 namespace {
@@ -27,20 +28,6 @@ constexpr std::size_t kMaxSecret = 4096;  // a larger file is surely not a secre
 [[noreturn]] void fail_errno(const std::string& what, const std::string& path) {
   throw std::runtime_error(what + " " + path + ": " + std::strerror(errno));
 }
-
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 std::vector<std::uint8_t> read_secret(int fd, const std::string& path) {
   struct stat st {};
@@ -111,7 +98,7 @@ bool create_secret(const std::string& path) {
   // A unique temporary name: concurrent creators (processes or threads) never share it.
   std::string tmp = path + ".tmp." + std::to_string(::getpid()) + ".";
   for (std::uint8_t b : random_bytes(6)) tmp += "0123456789abcdef"[b & 15];
-  Fd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
+  UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
   if (fd.get() < 0) fail_errno("cannot create secret file", tmp);
   try {
     // Explicit, whatever the umask: the secret is for the gateway's user only.
@@ -132,7 +119,7 @@ bool create_secret(const std::string& path) {
   }
   // Make the new name durable too, so a crash cannot lose a secret already in use.
   std::string dir = parent_dir(path);
-  Fd dfd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  UniqueFd dfd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (dfd.get() >= 0) ::fsync(dfd.get());
   return true;
 }
@@ -142,7 +129,7 @@ bool create_secret(const std::string& path) {
 std::vector<std::uint8_t> load_or_create_secret(const std::string& path) {
   // Two rounds at most: a missing file is created (or appears meanwhile), then read.
   for (int attempt = 0; attempt < 2; ++attempt) {
-    Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
     if (fd.get() >= 0) return read_secret(fd.get(), path);
     if (errno != ENOENT) fail_errno("cannot open secret file", path);
     create_secret(path);

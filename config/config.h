@@ -60,6 +60,10 @@ struct CacheConfig {
   std::uint32_t memory_mb = 256;
   /// Disk budget of the metadata cache (RocksDB under `dir`), in GiB, all exports.
   std::uint32_t metadata_max_gb = 4;
+  /// Block size of the data cache in KiB: a power of two, 64..16384.
+  std::uint32_t block_kb = 1024;
+  /// Disk budget of the data cache (block files under `dir`/data), in GiB, all exports.
+  std::uint32_t data_max_gb = 16;
   std::string secret_file;  // default: <dir>/secret
 };
 
@@ -75,6 +79,10 @@ struct ExportConfig {
   /// The metadata cache's promise for this export: keys metadata_cache,
   /// consistency, access_check and the durations of cache::kDurationSettings.
   cache::CoherencySettings coherency;
+  /// Keep this export's file data in the data cache.
+  bool data_cache = true;
+  /// How far ahead of a sequential reader to fetch, in KiB; 0: no read-ahead.
+  std::uint32_t readahead_kb = 4096;
   /// Stable id embedded in file handles: derived from `path`, so that reordering
   /// exports in the file does not invalidate clients' handles.
   std::uint32_t id = 0;

@@ -205,7 +205,8 @@ class Reader {
   CacheConfig cache(const Value* t) const {
     CacheConfig c;
     if (t) {
-      only_keys(*t, "cache", {"dir", "memory_mb", "metadata_max_gb", "secret_file"});
+      only_keys(*t, "cache", {"dir", "memory_mb", "metadata_max_gb", "block_kb", "data_max_gb",
+                               "secret_file"});
       if (get_string(*t, "dir", "cache.dir", c.dir) && c.dir.empty()) {
         fail(find(*t, "dir"), "cache.dir", "the empty string is not a directory; allowed: a path");
       }
@@ -215,6 +216,16 @@ class Reader {
       // Upper bound 64 TiB: beyond that it is a unit mistake (MiB written as GiB).
       if (get_int(*t, "metadata_max_gb", "cache.metadata_max_gb", 1, 65536, i)) {
         c.metadata_max_gb = static_cast<std::uint32_t>(i);
+      }
+      if (get_int(*t, "block_kb", "cache.block_kb", 64, 16384, i)) {
+        if ((i & (i - 1)) != 0) {
+          fail(find(*t, "block_kb"), "cache.block_kb",
+               std::to_string(i) + " is not a power of two; allowed: 64, 128, 256, ..., 16384");
+        }
+        c.block_kb = static_cast<std::uint32_t>(i);
+      }
+      if (get_int(*t, "data_max_gb", "cache.data_max_gb", 1, 65536, i)) {
+        c.data_max_gb = static_cast<std::uint32_t>(i);
       }
       if (get_string(*t, "secret_file", "cache.secret_file", c.secret_file) && c.secret_file.empty()) {
         fail(find(*t, "secret_file"), "cache.secret_file",
@@ -289,6 +300,10 @@ class Reader {
     }
 
     coherency(t, name, e.coherency);
+    get_bool(t, "data_cache", name + ".data_cache", e.data_cache);
+    if (get_int(t, "readahead_kb", name + ".readahead_kb", 0, 262144, i)) {
+      e.readahead_kb = static_cast<std::uint32_t>(i);
+    }
 
     if (const Value* c = find(t, "clients")) {
       if (!c->is_array()) fail(c, name + ".clients", "expected an array of networks such as [\"10.0.0.0/8\"], got " + show(*c));
@@ -318,6 +333,7 @@ class Reader {
     static const std::vector<std::string> keys = [] {
       std::vector<std::string> k{"path", "origin", "access", "clients", "squash", "anon_uid",
                                  "anon_gid", "upstream_connections", "metadata_cache",
+                                 "data_cache", "readahead_kb",
                                  "consistency", "access_check"};
       for (const auto& d : cache::kDurationSettings) k.emplace_back(d.key);
       return k;

@@ -10,8 +10,11 @@
 #include "cache/coherency.h"
 #include "config/config.h"
 #include "config/duration.h"
+#include "config_test_helpers.h"
 
 using namespace nfsgw::config;
+using nfsgw::config::testing::expect_refused;
+using nfsgw::config::testing::message_of;
 namespace cache = nfsgw::cache;
 using std::chrono::milliseconds;
 
@@ -22,23 +25,6 @@ const std::string kForms = "a number with a unit ms, s, m, h or d, such as \"30s
 
 cache::CoherencySettings coherency_of(const std::string& export_lines) {
   return parse_config(kExport + export_lines, "test.toml").exports.at(0).coherency;
-}
-
-std::string message_of(const std::string& toml) {
-  try {
-    parse_config(toml, "test.toml");
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "";
-}
-
-/// Refused, and the message starts with the file and carries every substring.
-void expect_refused(const std::string& toml, const std::vector<std::string>& expect) {
-  std::string m = message_of(toml);
-  ASSERT_FALSE(m.empty()) << "accepted:\n" << toml;
-  EXPECT_EQ(m.rfind("test.toml:", 0), 0u) << m;
-  for (const auto& s : expect) EXPECT_NE(m.find(s), std::string::npos) << "missing '" << s << "' in: " << m;
 }
 
 std::string set(const char* key, const std::string& text) {

@@ -1,0 +1,135 @@
+// The data cache's storage: blocks of origin files on local disk.
+//
+// A block is found by its file (export id and ORIGIN handle, as in the metadata
+// cache) and its index; block i holds the file's bytes [i * block_bytes,
+// (i + 1) * block_bytes), and only the file's last block may be shorter.
+//
+// Validity: each file has one record holding the Stamp (metadata_records.h) its
+// blocks were fetched under. A read passes the stamp the caller believes now and is
+// a hit only when it equals the stored one; storing a block under another stamp
+// drops the file's blocks first. restamp() and apply_write() move the stamp in O(1)
+// after a change made through the gateway.
+//
+// Integrity: every block carries a CRC32C, checked on every read from disk. A
+// block that is missing, short, torn or corrupt is never returned: it is dropped,
+// counted (corrupt_dropped) and reported as a miss. Data is written before its
+// index record and neither is synced: after `kill -9` or a power cut a block is
+// either served intact or a miss.
+//
+// Budget: the blocks' bytes are bounded by `disk_bytes` (data_max_gb). When a
+// write goes over it, whole files are dropped, least recently used first, until
+// the usage is at most kEvictTarget of the budget. Use times are kept per file,
+// coarsely (refreshed at most every `touch_interval_ms`), and persisted, so the
+// order survives restarts. Eviction never touches any family but the store's own.
+//
+// Threads: every method is safe from any number of threads (the gateway calls
+// it from a small disk pool, never from Asio threads: calls read and write files).
+// Reads of a block and writes of it exclude each other, so a reader never sees a
+// half-written block; two writes of one block leave the last one, intact.
+//
+// Errors: a failing disk (ENOSPC, EIO, a RocksDB I/O error, ...) throws
+// BlockStoreError from any method; the store stays usable (the next call tries
+// again) and the gateway should forward to the origin and log once. Missing,
+// short or corrupt data is never an error: it is a miss.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cache/clock.h"
+#include "cache/kv_store.h"
+#include "cache/metadata_records.h"
+
+namespace nfsgw::cache {
+
+/// A disk error; `code` is the errno when there is one (0 for RocksDB errors).
+class BlockStoreError : public std::runtime_error {
+ public:
+  BlockStoreError(const std::string& what, int code) : std::runtime_error(what), code_(code) {}
+  int code() const { return code_; }
+
+ private:
+  int code_;
+};
+
+struct BlockStoreOptions {
+  std::uint32_t block_bytes = 1u << 20;            // [cache] block_kb * 1024
+  std::uint64_t disk_bytes = 16ull << 30;          // [cache] data_max_gb
+  Millis touch_interval_ms = 60'000;               // use-time granularity
+  const Clock* clock = &wall_clock();              // for use times
+};
+
+struct BlockUsage {
+  std::uint64_t files = 0, blocks = 0, bytes = 0;  // now (bytes: the blocks' lengths)
+  std::uint64_t budget = 0;
+  std::uint64_t read_hits = 0, read_misses = 0;    // misses include corrupt ones
+  std::uint64_t corrupt_dropped = 0;               // missing, short or bad checksum
+  std::uint64_t evicted_files = 0, evicted_blocks = 0, evicted_bytes = 0;
+};
+
+class BlockStore {
+ public:
+  /// Usage is brought down to this share of the budget when it goes over it.
+  static constexpr double kEvictTarget = 0.9;
+
+  virtual ~BlockStore() = default;
+
+  virtual std::uint32_t block_bytes() const = 0;
+
+  /// Block `index` of `file` when it was stored under `stamp`; nullopt otherwise
+  /// (a miss). A hit refreshes the file's use time.
+  virtual std::optional<std::string> read(const ObjectKey& file, const Stamp& stamp,
+                                          std::uint64_t index) = 0;
+  /// Stores block `index` of `file`, fetched under `stamp` (1..block_bytes bytes;
+  /// a short one must be the file's last). When the file is stored under another
+  /// stamp, its blocks are dropped first and `stamp` becomes the file's. May evict.
+  virtual void write(const ObjectKey& file, const Stamp& stamp, std::uint64_t index,
+                     std::string_view data) = 0;
+  /// After a change through the gateway that left the file's cached bytes valid
+  /// (e.g. a SETATTR of the mode): when the file is stored under `before`, it is now
+  /// stored under `after` and true is returned. When the sizes differ, the blocks
+  /// past the smaller size are dropped, and so is the block holding the old end
+  /// when it was short. When the file is under another stamp, its blocks are
+  /// dropped and false is returned. Not stored at all: false.
+  virtual bool restamp(const ObjectKey& file, const Stamp& before, const Stamp& after) = 0;
+  /// After a WRITE through the gateway whose WCC pre-op attributes are `before` and
+  /// post-op attributes `after`: when the file is stored under `before`, the cached
+  /// blocks that `data` at `offset` overlaps are patched (a short last block grows,
+  /// any gap zero-filled), blocks not cached stay uncached, the stamp moves to
+  /// `after` (as restamp) and true is returned. Otherwise as restamp: dropped, false.
+  /// Atomic with respect to readers of the file.
+  virtual bool apply_write(const ObjectKey& file, const Stamp& before, const Stamp& after,
+                           std::uint64_t offset, std::string_view data) = 0;
+  /// Drops every block of one file / of one export.
+  virtual void drop_file(const ObjectKey& file) = 0;
+  virtual void drop_export(std::uint32_t export_id) = 0;
+
+  /// Drops least recently used files until within kEvictTarget of the budget, if
+  /// over it (writes do this by themselves; for tests and tools).
+  virtual void evict() = 0;
+  virtual BlockUsage usage() const = 0;
+};
+
+/// The column families the block store's index needs in its KvStore.
+const std::vector<std::string>& block_families();
+
+/// The store on local disk: one sparse file per origin file under `data_dir`
+/// (created when missing), and its index (files, blocks, use order) in `index`,
+/// which must have been opened with block_families() and outlive the store.
+/// Opening sums the usage from the index and removes data files it does not know.
+/// Throws BlockStoreError.
+std::unique_ptr<BlockStore> open_file_block_store(const std::string& data_dir, KvStore& index,
+                                                  BlockStoreOptions options);
+/// Same, with its own small RocksDB index in `data_dir`/index: `<[cache] dir>/data`
+/// is the intended place, apart from the metadata database.
+std::unique_ptr<BlockStore> open_file_block_store(const std::string& data_dir,
+                                                  BlockStoreOptions options);
+/// The same logic with the data and the index in memory (unit tests).
+std::unique_ptr<BlockStore> make_memory_block_store(BlockStoreOptions options);
+
+}  // namespace nfsgw::cache
