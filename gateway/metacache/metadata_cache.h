@@ -32,7 +32,7 @@
 #include "gateway/metacache/listing.h"
 #include "gateway/metacache/metacache_stats.h"
 #include "gateway/metacache/permissions.h"
-#include "gateway/metacache/single_flight.h"
+#include "gateway/single_flight.h"
 #include "gateway/metacache/windows.h"
 #include "gateway/nfs3_program.h"
 

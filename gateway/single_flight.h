@@ -22,7 +22,7 @@
 
 #include "gateway/awaitable.h"
 
-namespace nfsgw::metacache {
+namespace nfsgw {
 
 template <typename T>
 class SingleFlight {
@@ -111,4 +111,4 @@ class SingleFlight {
   std::unordered_map<std::string, std::shared_ptr<Flight>> flights_;
 };
 
-}  // namespace nfsgw::metacache
+}  // namespace nfsgw

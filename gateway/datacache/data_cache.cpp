@@ -1,0 +1,195 @@
+// The data cache: the calls it passes through, the changes it learns from (WRITE,
+// SETATTR), and dropping. READ is in data_cache_read.cpp, the store's calls on
+// the pool in data_cache_store.cpp.
+#include "gateway/datacache/data_cache.h"
+
+#include <algorithm>
+#include <utility>
+
+#include <spdlog/spdlog.h>
+
+namespace nfsgw::datacache {
+
+using nfs3::Status;
+
+namespace {
+
+/// The file's version before and after a change, from the change's WCC data: the
+/// post-op attributes, and the same with the pre-op size, mtime and ctime.
+/// Nullopt when either side is missing.
+struct Versions {
+  cache::Stamp before, after;
+};
+std::optional<Versions> versions_of(const nfs3::WccData& wcc) {
+  if (!wcc.before || !wcc.after) return std::nullopt;
+  Versions v{cache::Stamp::of(*wcc.after), cache::Stamp::of(*wcc.after)};
+  v.before.size = wcc.before->size;
+  v.before.mtime = wcc.before->mtime;
+  v.before.ctime = wcc.before->ctime;
+  return v;
+}
+
+/// A change that failed at the origin and whose WCC data shows the file unchanged
+/// leaves the cached blocks as they are; any other outcome that is not a success
+/// with WCC data may have changed the file.
+bool failed_unchanged(Status status, bool gateway_status, const std::optional<Versions>& v) {
+  return status != Status::Ok && !gateway_status && v && v->before == v->after;
+}
+
+}  // namespace
+
+DataCache::DataCache(Nfs3Program& next, cache::BlockStore& store, cache::DiskPool& pool, std::uint32_t export_id,
+                     DataCacheSettings settings)
+    : next_(next),
+      store_(store),
+      pool_(pool),
+      export_id_(export_id),
+      settings_(settings),
+      block_bytes_(std::max<std::uint32_t>(store.block_bytes(), 1)),
+      read_ahead_(block_bytes_, settings.readahead_bytes, settings.read_ahead_files) {}
+
+// ---- passed straight through ----------------------------------------------------
+
+Awaitable<void> DataCache::null(const CallContext& ctx) { return next_.null(ctx); }
+Awaitable<nfs3::GetattrRes> DataCache::getattr(const CallContext& ctx, nfs3::GetattrArgs args) {
+  return next_.getattr(ctx, std::move(args));
+}
+Awaitable<nfs3::LookupRes> DataCache::lookup(const CallContext& ctx, nfs3::LookupArgs args) {
+  return next_.lookup(ctx, std::move(args));
+}
+Awaitable<nfs3::AccessRes> DataCache::access(const CallContext& ctx, nfs3::AccessArgs args) {
+  return next_.access(ctx, std::move(args));
+}
+Awaitable<nfs3::ReadlinkRes> DataCache::readlink(const CallContext& ctx, nfs3::ReadlinkArgs args) {
+  return next_.readlink(ctx, std::move(args));
+}
+Awaitable<nfs3::CreateRes> DataCache::create(const CallContext& ctx, nfs3::CreateArgs args) {
+  return next_.create(ctx, std::move(args));
+}
+Awaitable<nfs3::MkdirRes> DataCache::mkdir(const CallContext& ctx, nfs3::MkdirArgs args) {
+  return next_.mkdir(ctx, std::move(args));
+}
+Awaitable<nfs3::SymlinkRes> DataCache::symlink(const CallContext& ctx, nfs3::SymlinkArgs args) {
+  return next_.symlink(ctx, std::move(args));
+}
+Awaitable<nfs3::MknodRes> DataCache::mknod(const CallContext& ctx, nfs3::MknodArgs args) {
+  return next_.mknod(ctx, std::move(args));
+}
+Awaitable<nfs3::RemoveRes> DataCache::remove(const CallContext& ctx, nfs3::RemoveArgs args) {
+  return next_.remove(ctx, std::move(args));
+}
+Awaitable<nfs3::RmdirRes> DataCache::rmdir(const CallContext& ctx, nfs3::RmdirArgs args) {
+  return next_.rmdir(ctx, std::move(args));
+}
+Awaitable<nfs3::RenameRes> DataCache::rename(const CallContext& ctx, nfs3::RenameArgs args) {
+  return next_.rename(ctx, std::move(args));
+}
+Awaitable<nfs3::LinkRes> DataCache::link(const CallContext& ctx, nfs3::LinkArgs args) {
+  return next_.link(ctx, std::move(args));
+}
+Awaitable<nfs3::ReaddirRes> DataCache::readdir(const CallContext& ctx, nfs3::ReaddirArgs args) {
+  return next_.readdir(ctx, std::move(args));
+}
+Awaitable<nfs3::ReaddirplusRes> DataCache::readdirplus(const CallContext& ctx, nfs3::ReaddirplusArgs args) {
+  return next_.readdirplus(ctx, std::move(args));
+}
+Awaitable<nfs3::FsstatRes> DataCache::fsstat(const CallContext& ctx, nfs3::FsstatArgs args) {
+  return next_.fsstat(ctx, std::move(args));
+}
+Awaitable<nfs3::FsinfoRes> DataCache::fsinfo(const CallContext& ctx, nfs3::FsinfoArgs args) {
+  return next_.fsinfo(ctx, std::move(args));
+}
+Awaitable<nfs3::PathconfRes> DataCache::pathconf(const CallContext& ctx, nfs3::PathconfArgs args) {
+  return next_.pathconf(ctx, std::move(args));
+}
+// The verifier passes through untouched: clients resend after an origin restart.
+Awaitable<nfs3::CommitRes> DataCache::commit(const CallContext& ctx, nfs3::CommitArgs args) {
+  return next_.commit(ctx, std::move(args));
+}
+
+// ---- changes ---------------------------------------------------------------------
+
+Awaitable<nfs3::WriteRes> DataCache::write(const CallContext& ctx, nfs3::WriteArgs args) {
+  DataStats::bump(stats_.write_through);
+  const nfs3::FileHandle fh = args.file;
+  const std::uint64_t offset = args.offset;
+  // The one copy of the payload: what patches the cached blocks once the origin
+  // has acknowledged it (the arguments move on to the origin).
+  std::vector<std::uint8_t> data = args.data;
+  nfs3::WriteRes res = co_await next_.write(ctx, std::move(args));
+
+  const std::optional<Versions> v = versions_of(res.file_wcc);
+  if (res.status == Status::Ok && !res.gateway_status && v) {
+    data.resize(std::min<std::size_t>(data.size(), res.count));
+    bool failed = false;
+    try {
+      auto patch = patch_blocks(fh, v->before, v->after, offset, std::move(data));
+      if (co_await std::move(patch)) DataStats::bump(stats_.blocks_patched);
+    } catch (const cache::BlockStoreError& e) {
+      store_failed(e);
+      failed = true;
+    }
+    if (failed) co_await drop_now(fh);
+  } else if (!failed_unchanged(res.status, res.gateway_status, v)) {
+    co_await drop_now(fh);
+  }
+  co_return res;
+}
+
+Awaitable<nfs3::SetattrRes> DataCache::setattr(const CallContext& ctx, nfs3::SetattrArgs args) {
+  const nfs3::FileHandle fh = args.object;
+  nfs3::SetattrRes res = co_await next_.setattr(ctx, std::move(args));
+
+  const std::optional<Versions> v = versions_of(res.obj_wcc);
+  if (res.status == Status::Ok && !res.gateway_status && v) {
+    bool failed = false;
+    try {
+      auto restamp = restamp_file(fh, v->before, v->after);
+      co_await std::move(restamp);
+    } catch (const cache::BlockStoreError& e) {
+      store_failed(e);
+      failed = true;
+    }
+    if (failed) co_await drop_now(fh);
+  } else if (!failed_unchanged(res.status, res.gateway_status, v)) {
+    co_await drop_now(fh);
+  }
+  co_return res;
+}
+
+// ---- dropping ----------------------------------------------------------------------
+
+void DataCache::drop_file(const nfs3::FileHandle& origin) {
+  DataStats::bump(stats_.files_dropped);
+  read_ahead_.forget(origin);
+  pool_.post([this, k = key(origin)] { drop_blocking(k); });
+}
+
+void DataCache::drop_all() {
+  read_ahead_.clear();
+  pool_.post([this] {
+    try {
+      store_.drop_export(export_id_);
+    } catch (const cache::BlockStoreError& e) {
+      store_failed(e);
+    }
+  });
+}
+
+void DataCache::drop_blocking(const cache::ObjectKey& file) {
+  try {
+    store_.drop_file(file);
+  } catch (const cache::BlockStoreError& e) {
+    store_failed(e);
+  }
+}
+
+void DataCache::store_failed(const std::exception& e) {
+  DataStats::bump(stats_.store_errors);
+  if (!store_error_logged_.exchange(true))
+    spdlog::warn("data cache, export {:#x}: block store error, served from the origin instead "
+                 "(logged once per export): {}",
+                 export_id_, e.what());
+}
+
+}  // namespace nfsgw::datacache

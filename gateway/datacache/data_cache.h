@@ -1,0 +1,162 @@
+// The data cache: an Nfs3Program layer, per export, above the metadata cache
+// (translator -> DataCache -> MetadataCache -> Forwarder). It works with ORIGIN
+// handles and keeps whole blocks of regular files in a cache::BlockStore.
+//
+// READ: the file's attributes come from the layer below (the metadata cache
+// answers them inside its window); the caller's read permission too (an ACCESS
+// through the layer below). Only a caller granted Read is served from the cache or
+// joins a fetch; anyone else, and any file that is not regular or whose
+// attributes cannot be had, is forwarded as is. Blocks are valid for the Stamp
+// (size, mtime, ctime, fileid) they were fetched under. A miss fetches the whole
+// block with READs of at most the origin's rtmax, with the caller's credentials;
+// concurrent misses for one block of one version make one fetch. A fetched block
+// is stored only when every reply's attributes show the version the READ was
+// decided with. Sequential READs start fetches of the next blocks (read-ahead).
+// The answer is what the origin would give: bytes up to the file's size, eof when
+// they reach it.
+//
+// WRITE is write-through: forwarded first, the client gets the origin's answer
+// (stability and verifier untouched); then cached blocks are patched when the WCC
+// pre-op attributes show the file was the cached version, else dropped. SETATTR:
+// forwarded, then the blocks are restamped (cut to a new size) or dropped.
+// Everything else passes straight to the next layer.
+//
+// The cache never fails a call: a store error (cache::BlockStoreError) is logged
+// once per export, counted, and the READ forwarded. Every BlockStore call runs on
+// the DiskPool, never on an Asio thread.
+//
+// Lifetime: read-ahead fetches and drop_file()/drop_all() jobs run detached and
+// use this object; destroy it only after its io_context has stopped running and
+// the DiskPool has been joined (GatewayApp's order), or once fetches_in_flight()
+// is 0 and the pool is idle (tests).
+#pragma once
+
+#include <utility>  // before Asio (Boost 1.74 under C++20)
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cache/block_store.h"
+#include "cache/disk_pool.h"
+#include <boost/asio/any_io_executor.hpp>
+
+#include "gateway/datacache/data_stats.h"
+#include "gateway/datacache/read_ahead.h"
+#include "gateway/nfs3_program.h"
+#include "gateway/single_flight.h"
+
+namespace nfsgw::datacache {
+
+struct DataCacheSettings {
+  /// How far past a sequential READ to fetch ahead ([export] readahead_kb * 1024); 0: off.
+  std::uint64_t readahead_bytes = 0;
+  /// Read-ahead fetches in flight at most, for this export (READs of clients are
+  /// not limited here: each waits for its own blocks).
+  std::uint32_t max_fetches_in_flight = 16;
+  /// Files whose last READ position is remembered for read-ahead.
+  std::size_t read_ahead_files = 1024;
+};
+
+class DataCache final : public Nfs3Program {
+ public:
+  /// `next`: the metadata cache (or the forwarder); `store`'s blocks are read and
+  /// written on `pool`. All references must outlive this (see Lifetime above).
+  DataCache(Nfs3Program& next, cache::BlockStore& store, cache::DiskPool& pool, std::uint32_t export_id,
+            DataCacheSettings settings);
+
+  Awaitable<void> null(const CallContext& ctx) override;
+  Awaitable<nfs3::GetattrRes> getattr(const CallContext& ctx, nfs3::GetattrArgs args) override;
+  Awaitable<nfs3::SetattrRes> setattr(const CallContext& ctx, nfs3::SetattrArgs args) override;
+  Awaitable<nfs3::LookupRes> lookup(const CallContext& ctx, nfs3::LookupArgs args) override;
+  Awaitable<nfs3::AccessRes> access(const CallContext& ctx, nfs3::AccessArgs args) override;
+  Awaitable<nfs3::ReadlinkRes> readlink(const CallContext& ctx, nfs3::ReadlinkArgs args) override;
+  Awaitable<nfs3::ReadRes> read(const CallContext& ctx, nfs3::ReadArgs args) override;
+  Awaitable<nfs3::WriteRes> write(const CallContext& ctx, nfs3::WriteArgs args) override;
+  Awaitable<nfs3::CreateRes> create(const CallContext& ctx, nfs3::CreateArgs args) override;
+  Awaitable<nfs3::MkdirRes> mkdir(const CallContext& ctx, nfs3::MkdirArgs args) override;
+  Awaitable<nfs3::SymlinkRes> symlink(const CallContext& ctx, nfs3::SymlinkArgs args) override;
+  Awaitable<nfs3::MknodRes> mknod(const CallContext& ctx, nfs3::MknodArgs args) override;
+  Awaitable<nfs3::RemoveRes> remove(const CallContext& ctx, nfs3::RemoveArgs args) override;
+  Awaitable<nfs3::RmdirRes> rmdir(const CallContext& ctx, nfs3::RmdirArgs args) override;
+  Awaitable<nfs3::RenameRes> rename(const CallContext& ctx, nfs3::RenameArgs args) override;
+  Awaitable<nfs3::LinkRes> link(const CallContext& ctx, nfs3::LinkArgs args) override;
+  Awaitable<nfs3::ReaddirRes> readdir(const CallContext& ctx, nfs3::ReaddirArgs args) override;
+  Awaitable<nfs3::ReaddirplusRes> readdirplus(const CallContext& ctx, nfs3::ReaddirplusArgs args) override;
+  Awaitable<nfs3::FsstatRes> fsstat(const CallContext& ctx, nfs3::FsstatArgs args) override;
+  Awaitable<nfs3::FsinfoRes> fsinfo(const CallContext& ctx, nfs3::FsinfoArgs args) override;
+  Awaitable<nfs3::PathconfRes> pathconf(const CallContext& ctx, nfs3::PathconfArgs args) override;
+  Awaitable<nfs3::CommitRes> commit(const CallContext& ctx, nfs3::CommitArgs args) override;
+
+  /// `nfsgw invalidate`: drops the blocks of one file (by ORIGIN handle) / of the
+  /// whole export. Fire and forget: queued on the pool, done shortly after the
+  /// return; a store error is logged and counted.
+  void drop_file(const nfs3::FileHandle& origin);
+  void drop_all();
+
+  const DataStats& stats() const { return stats_; }
+  /// Read-ahead fetches started and not finished yet.
+  std::uint32_t fetches_in_flight() const { return in_flight_.load(); }
+
+ private:
+  /// One block as fetched from the origin, shared by every caller that missed it.
+  struct Fetched {
+    /// The block's bytes, complete; null when the origin's replies did not make a
+    /// whole block (then the READ is forwarded).
+    std::shared_ptr<const std::string> bytes;
+    /// The origin's error or gateway_status reply: given as is to the caller that
+    /// fetched; a caller that joined makes its own READ instead.
+    std::optional<nfs3::ReadRes> refusal;
+  };
+
+  // READ (data_cache_read.cpp).
+  /// The caller's READ as the cache answers it; nullopt: forward it instead.
+  Awaitable<std::optional<nfs3::ReadRes>> read_cached(const CallContext& ctx, const nfs3::ReadArgs& args);
+  Awaitable<bool> may_read(const CallContext& ctx, const nfs3::FileHandle& fh);
+  /// Block `index` through the single flight; `joined` tells whether another
+  /// caller's fetch answered.
+  Awaitable<Fetched> block_from_origin(CallContext ctx, nfs3::FileHandle fh, cache::Stamp stamp,
+                                       std::uint64_t index, bool* joined);
+  /// The fetch itself (the flight's leader): READs, then the store when consistent.
+  Awaitable<Fetched> fetch_block(CallContext ctx, nfs3::FileHandle fh, cache::Stamp stamp, std::uint64_t index);
+  Awaitable<std::uint32_t> origin_rtmax(const CallContext& ctx, const nfs3::FileHandle& fh);
+  /// Starts read-ahead fetches for a READ of [offset, end) when it is sequential.
+  void start_read_ahead(const boost::asio::any_io_executor& ex, const CallContext& ctx, const nfs3::FileHandle& fh, const cache::Stamp& stamp,
+                        std::uint64_t offset, std::uint64_t end);
+  Awaitable<void> read_ahead(CallContext ctx, nfs3::FileHandle fh, cache::Stamp stamp, std::uint64_t index);
+
+  // The store, on the pool (data_cache_store.cpp). They throw cache::BlockStoreError.
+  Awaitable<std::optional<std::string>> stored_block(const nfs3::FileHandle& fh, const cache::Stamp& stamp,
+                                                     std::uint64_t index);
+  Awaitable<void> store_block(const nfs3::FileHandle& fh, const cache::Stamp& stamp, std::uint64_t index,
+                              std::shared_ptr<const std::string> bytes);
+  Awaitable<bool> patch_blocks(const nfs3::FileHandle& fh, const cache::Stamp& before, const cache::Stamp& after,
+                               std::uint64_t offset, std::vector<std::uint8_t> data);
+  Awaitable<bool> restamp_file(const nfs3::FileHandle& fh, const cache::Stamp& before, const cache::Stamp& after);
+  /// Drops the file's blocks (on the pool; waits for it); never throws.
+  Awaitable<void> drop_now(const nfs3::FileHandle& fh);
+  /// Drops the file's blocks here and now (a pool thread); never throws.
+  void drop_blocking(const cache::ObjectKey& file);
+  /// Counts a store error and logs the first one of this export.
+  void store_failed(const std::exception& e);
+
+  cache::ObjectKey key(const nfs3::FileHandle& fh) const { return {export_id_, fh}; }
+
+  Nfs3Program& next_;
+  cache::BlockStore& store_;
+  cache::DiskPool& pool_;
+  std::uint32_t export_id_;
+  DataCacheSettings settings_;
+  std::uint32_t block_bytes_;
+  DataStats stats_;
+  ReadAhead read_ahead_;
+  SingleFlight<Fetched> flights_;
+  std::atomic<std::uint32_t> rtmax_{0};  // 0 until FSINFO answered
+  std::atomic<std::uint32_t> in_flight_{0};
+  std::atomic<bool> store_error_logged_{false};
+};
+
+}  // namespace nfsgw::datacache
