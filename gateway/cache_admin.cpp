@@ -1,5 +1,6 @@
 #include "gateway/cache_admin.h"
 
+#include <functional>
 #include <stdexcept>
 
 namespace nfsgw {
@@ -33,9 +34,14 @@ metacache::Report CacheAdmin::report() {
       for (std::uint32_t p = 0; p < nfs3::kProcCount; ++p)
         x.procs[p] = e.cache->counters().get(static_cast<nfs3::Proc>(p));
     }
+    if (e.data) {
+      x.data_enabled = true;
+      x.data = e.data->stats().snapshot();
+    }
     r.exports.push_back(std::move(x));
   }
   r.store = store_.usage();
+  if (blocks_) r.blocks = blocks_->usage();
   return r;
 }
 
@@ -49,10 +55,17 @@ std::string CacheAdmin::invalidate(const std::string& export_path, const std::st
       // Nothing can have been cached for an export whose root was never known.
       return "nothing cached for " + export_path + " yet";
     }
-    const auto dropped = e.cache->invalidate(*root, components(subpath), recursive);
+    // File data goes with the metadata that vouched for it.
+    datacache::DataCache* data = e.data;
+    std::function<void(const nfs3::FileHandle&)> drop_data;
+    if (data) drop_data = [data](const nfs3::FileHandle& fh) { data->drop_file(fh); };
+    const auto dropped = e.cache->invalidate(*root, components(subpath), recursive, drop_data);
     const std::string where = export_path + subpath;
     if (!dropped) throw std::invalid_argument(where + " is not in the cache (nothing to drop)");
-    if (subpath.empty() && recursive) return "dropped every entry of " + where;
+    if (subpath.empty() && recursive) {
+      if (data) data->drop_all();
+      return "dropped every entry of " + where + (data ? " and its file data" : "");
+    }
     return "dropped the entries of " + std::to_string(*dropped) + " object" + (*dropped == 1 ? "" : "s") +
            " under " + where;
   }

@@ -1,5 +1,5 @@
 // The running gateway's answers to the admin socket (`nfsgw stats`,
-// `nfsgw invalidate`), over each export's metadata cache.
+// `nfsgw invalidate`), over each export's metadata and data caches.
 #pragma once
 
 #include <functional>
@@ -7,9 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "cache/block_store.h"
 #include "cache/metadata_store.h"
 #include "config/config.h"
 #include "gateway/admin/admin_commands.h"
+#include "gateway/datacache/data_cache.h"
 #include "gateway/metacache/metadata_cache.h"
 
 namespace nfsgw {
@@ -19,12 +21,14 @@ class CacheAdmin final : public admin::AdminCommands {
   struct Export {
     const config::ExportConfig* config = nullptr;
     metacache::MetadataCache* cache = nullptr;  // null: metadata_cache = false
+    datacache::DataCache* data = nullptr;       // null: no data cache for this export
     /// The origin's root handle of the export when known (stored or answered).
     std::function<std::optional<nfs3::FileHandle>()> root;
   };
 
-  CacheAdmin(cache::MetadataStore& store, std::vector<Export> exports)
-      : store_(store), exports_(std::move(exports)) {}
+  /// `blocks`: the data cache's store, null when there is none.
+  CacheAdmin(cache::MetadataStore& store, cache::BlockStore* blocks, std::vector<Export> exports)
+      : store_(store), blocks_(blocks), exports_(std::move(exports)) {}
 
   metacache::Report report() override;
   std::string invalidate(const std::string& export_path, const std::string& subpath,
@@ -32,6 +36,7 @@ class CacheAdmin final : public admin::AdminCommands {
 
  private:
   cache::MetadataStore& store_;
+  cache::BlockStore* blocks_;
   std::vector<Export> exports_;
 };
 

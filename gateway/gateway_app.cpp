@@ -5,12 +5,15 @@
 
 #include <spdlog/spdlog.h>
 
+#include "cache/block_store.h"
+#include "cache/disk_pool.h"
 #include "cache/export_roots.h"
 #include "cache/handle_codec.h"
 #include "cache/kv_store.h"
 #include "cache/metadata_store.h"
 #include "gateway/admin/admin_server.h"
 #include "gateway/cache_admin.h"
+#include "gateway/datacache/data_cache.h"
 #include "gateway/handle_translator.h"
 #include "gateway/metacache/metadata_cache.h"
 #include "gateway/mount_program.h"
@@ -37,6 +40,12 @@ struct GatewayApp::Parts {
   std::optional<cache::HandleCodec> codec;
   std::vector<std::unique_ptr<upstream::Forwarder>> forwarders;
   std::vector<std::unique_ptr<metacache::MetadataCache>> caches;
+  // The data cache: its block store (files under <dir>/data, its own small index),
+  // the layers using it, and the pool they do their file I/O on. Destroyed pool
+  // first (it finishes queued jobs, which use the layers and the store).
+  std::unique_ptr<cache::BlockStore> blocks;
+  std::vector<std::unique_ptr<datacache::DataCache>> data_caches;
+  std::optional<cache::DiskPool> data_pool;
   std::optional<HandleTranslator> translator;
   std::optional<MountProgram> mount;
   std::optional<CacheAdmin> cache_admin;
@@ -65,7 +74,10 @@ GatewayApp::GatewayApp(config::Config cfg)
   p.roots.emplace(*p.db);
   p.codec.emplace(cache::load_or_create_secret(cfg_.cache.secret_file), *p.db);
 
-  // One layer stack per export: translator -> [metadata cache] -> forwarder.
+  open_block_store();
+
+  // One layer stack per export:
+  //   translator -> [data cache] -> [metadata cache] -> forwarder.
   std::vector<ExportRoute> routes;
   std::vector<CacheAdmin::Export> admin_exports;
   for (const auto& e : cfg_.exports) {
@@ -79,6 +91,18 @@ GatewayApp::GatewayApp(config::Config cfg)
       mc = p.caches.back().get();
       top = mc;
     }
+    // File data is valid while the metadata cache says the file is unchanged: no
+    // data cache without it.
+    datacache::DataCache* dc = nullptr;
+    if (e.data_cache && mc && p.blocks) {
+      datacache::DataCacheSettings ds;
+      ds.readahead_bytes = static_cast<std::uint64_t>(e.readahead_kb) << 10;
+      p.data_caches.push_back(std::make_unique<datacache::DataCache>(*mc, *p.blocks, *p.data_pool, e.id, ds));
+      dc = p.data_caches.back().get();
+      top = dc;
+    } else if (e.data_cache && !mc) {
+      spdlog::info("export {}: data_cache needs metadata_cache; file data is not cached", e.path);
+    }
     // The root handle the origin gave last time answers at once, so that a
     // restarted nfsgw serves its cache before (or without) the origin's MNT.
     std::optional<nfs3::FileHandle> stored = p.roots->load(e.id);
@@ -88,20 +112,21 @@ GatewayApp::GatewayApp(config::Config cfg)
                                  }});
     cache::ExportRoots* roots = &*p.roots;
     const std::uint32_t id = e.id;
-    admin_exports.push_back(CacheAdmin::Export{&e, mc, [roots, id] { return roots->load(id); }});
-    spdlog::info("export {} -> {} ({}, squash {}, {} upstream connections, metadata cache {})", e.path,
+    admin_exports.push_back(CacheAdmin::Export{&e, mc, dc, [roots, id] { return roots->load(id); }});
+    spdlog::info("export {} -> {} ({}, squash {}, {} upstream connections, metadata cache {}, data cache {})", e.path,
                  e.origin.text, e.access == config::Access::ReadOnly ? "ro" : "rw",
                  e.squash == config::Squash::None   ? "none"
                  : e.squash == config::Squash::Root ? "root"
                                                     : "all",
-                 e.upstream_connections, e.coherency.enabled ? cache::consistency_name(e.coherency.consistency) : "off");
+                 e.upstream_connections, e.coherency.enabled ? cache::consistency_name(e.coherency.consistency) : "off",
+                 dc ? "on" : "off");
   }
   p.translator.emplace(*p.codec, routes);
   p.mount.emplace(cfg_.exports, *p.codec, *p.translator);
   p.dispatcher.add(rpc::make_nfs3_table(*p.translator));
   p.dispatcher.add(rpc::make_mount3_table(*p.mount));
   p.dispatcher.add(rpc::make_mount1_table(*p.mount));
-  p.cache_admin.emplace(*p.metadata, std::move(admin_exports));
+  p.cache_admin.emplace(*p.metadata, p.blocks.get(), std::move(admin_exports));
   p.admin.emplace(io_, admin::admin_socket_path(cfg_.cache.dir), *p.cache_admin);
   p.admin->start();
 
@@ -113,6 +138,30 @@ GatewayApp::GatewayApp(config::Config cfg)
   if (cfg_.server.mount_port != 0 && cfg_.server.mount_port != nfs_port_)
     mount_port = p.server->listen(cfg_.server.listen, cfg_.server.mount_port);
   if (cfg_.server.register_rpcbind) p.rpcbind.emplace(nfs_port_, mount_port);
+}
+
+void GatewayApp::open_block_store() {
+  Parts& p = *parts_;
+  bool wanted = false;
+  for (const auto& e : cfg_.exports) wanted = wanted || (e.data_cache && e.coherency.enabled);
+  if (!wanted) return;
+  cache::BlockStoreOptions bo;
+  bo.block_bytes = cfg_.cache.block_kb << 10;
+  bo.disk_bytes = static_cast<std::uint64_t>(cfg_.cache.data_max_gb) << 30;
+  const std::string dir = cfg_.cache.dir + "/data";
+  try {
+    p.blocks = cache::open_file_block_store(dir, bo);
+  } catch (const std::exception& ex) {
+    // A cache that cannot be opened must not keep the gateway from serving.
+    spdlog::error("data cache off: cannot open its store in {}: {}", dir, ex.what());
+    return;
+  }
+  // Block reads and writes are file I/O (pread/pwrite of up to block_kb): a few
+  // threads keep several fetches and hits in flight without touching Asio threads.
+  p.data_pool.emplace(4);
+  const auto u = p.blocks->usage();
+  spdlog::info("data cache in {}: {} files, {} blocks, {} MiB of {} GiB, blocks of {} KiB", dir, u.files, u.blocks,
+               u.bytes >> 20, cfg_.cache.data_max_gb, cfg_.cache.block_kb);
 }
 
 GatewayApp::~GatewayApp() {

@@ -29,6 +29,9 @@ class GatewayApp {
 
  private:
   struct Parts;
+  /// Opens the data cache's block store when an export wants one; on failure logs
+  /// and leaves it closed (the exports then forward their READs).
+  void open_block_store();
   config::Config cfg_;
   boost::asio::io_context io_;
   std::unique_ptr<Parts> parts_;

@@ -79,6 +79,25 @@ std::string export_table(const metacache::ExportReport& e) {
   return t.render("  ");
 }
 
+std::string data_line(const metacache::ExportReport& e) {
+  if (!e.data_enabled) return "  data cache off\n";
+  const auto& d = e.data;
+  return fmt::format(
+      "  data: reads {} (hits {}, misses {}, forwarded {}, hit % {}); blocks fetched {} ({}), read ahead {};"
+      " from cache {}; writes {} (patched {}); files dropped {}; store errors {}\n",
+      d.reads, d.read_hits, d.read_misses, d.forwarded, percent(d.read_hits, d.reads), d.blocks_fetched,
+      format_size(d.bytes_fetched), d.blocks_read_ahead, format_size(d.bytes_from_cache), d.write_through,
+      d.blocks_patched, d.files_dropped, d.store_errors);
+}
+
+std::string blocks_section(const cache::BlockUsage& b) {
+  return fmt::format(
+      "data store\n  {} files, {} blocks, {} of {}\n  reads: {} hits, {} misses, {} corrupt blocks dropped\n"
+      "  evicted: {} files, {} blocks, {}\n",
+      b.files, b.blocks, format_size(b.bytes), format_size(b.budget), b.read_hits, b.read_misses,
+      b.corrupt_dropped, b.evicted_files, b.evicted_blocks, format_size(b.evicted_bytes));
+}
+
 std::string store_section(const cache::StoreUsage& s) {
   std::string out = "store\n";
   if (s.tables.empty()) {
@@ -143,9 +162,11 @@ std::string format_stats_text(const metacache::Report& report) {
   for (const auto& e : report.exports) {
     out += export_header(e);
     out += export_table(e);
+    out += data_line(e);
     out += '\n';
   }
   out += store_section(report.store);
+  if (report.blocks) out += blocks_section(*report.blocks);
   return out;
 }
 
@@ -166,7 +187,19 @@ std::string format_stats_json(const metacache::Report& report) {
           "{}:{{\"calls\":{},\"hits\":{},\"misses\":{},\"revalidations\":{},\"origin_calls\":{}}}",
           json_string(nfs3::proc_name(p)), c.calls, c.hits, c.misses, c.revalidations, c.origin_calls);
     }
-    out += "}}";
+    out += "}";
+    if (e.data_enabled) {
+      const auto& d = e.data;
+      out += fmt::format(
+          ",\"data\":{{\"reads\":{},\"read_hits\":{},\"read_misses\":{},\"forwarded\":{},\"blocks_fetched\":{},"
+          "\"bytes_fetched\":{},\"blocks_read_ahead\":{},\"bytes_from_cache\":{},\"write_through\":{},"
+          "\"blocks_patched\":{},\"files_dropped\":{},\"store_errors\":{}}}",
+          d.reads, d.read_hits, d.read_misses, d.forwarded, d.blocks_fetched, d.bytes_fetched, d.blocks_read_ahead,
+          d.bytes_from_cache, d.write_through, d.blocks_patched, d.files_dropped, d.store_errors);
+    } else {
+      out += ",\"data\":null";
+    }
+    out += "}";
   }
   const auto& s = report.store;
   out += "],\"store\":{\"tables\":[";
@@ -177,8 +210,20 @@ std::string format_stats_json(const metacache::Report& report) {
         "{{\"name\":{},\"memory_entries\":{},\"memory_bytes\":{},\"disk_entries\":{},\"disk_bytes\":{}}}",
         json_string(u.name ? u.name : ""), u.memory_entries, u.memory_bytes, u.disk_entries, u.disk_bytes);
   }
-  out += fmt::format("],\"evicted_memory\":{},\"evicted_disk\":{},\"degraded\":{}}}}}\n",
-                     s.evicted_memory, s.evicted_disk, s.degraded);
+  out += fmt::format("],\"evicted_memory\":{},\"evicted_disk\":{},\"degraded\":{}}}", s.evicted_memory,
+                     s.evicted_disk, s.degraded);
+  if (report.blocks) {
+    const auto& b = *report.blocks;
+    out += fmt::format(
+        ",\"data_store\":{{\"files\":{},\"blocks\":{},\"bytes\":{},\"budget\":{},\"read_hits\":{},"
+        "\"read_misses\":{},\"corrupt_dropped\":{},\"evicted_files\":{},\"evicted_blocks\":{},"
+        "\"evicted_bytes\":{}}}",
+        b.files, b.blocks, b.bytes, b.budget, b.read_hits, b.read_misses, b.corrupt_dropped, b.evicted_files,
+        b.evicted_blocks, b.evicted_bytes);
+  } else {
+    out += ",\"data_store\":null";
+  }
+  out += "}\n";
   return out;
 }
 

@@ -9,7 +9,11 @@
 #include <string>
 #include <vector>
 
+#include <optional>
+
+#include "cache/block_store.h"
 #include "cache/metadata_store.h"
+#include "gateway/datacache/data_stats.h"
 #include "protocol/nfs3_types.h"
 
 namespace nfsgw::metacache {
@@ -47,11 +51,14 @@ struct ExportReport {
   bool cache_enabled = false;  // metadata_cache = true
   std::string consistency;     // "ttl", "strict", "immutable"
   std::array<ProcCounts, nfs3::kProcCount> procs{};
+  bool data_enabled = false;  // data_cache = true (and a block store)
+  datacache::DataCounts data;
 };
 
 struct Report {
   std::vector<ExportReport> exports;
   cache::StoreUsage store;
+  std::optional<cache::BlockUsage> blocks;  // the data cache's store, when there is one
 };
 
 }  // namespace nfsgw::metacache

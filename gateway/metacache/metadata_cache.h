@@ -21,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -72,9 +73,12 @@ class MetadataCache final : public Nfs3Program {
   /// export root `root` along `components` (names, followed through cached
   /// lookups), and with `recursive` of everything cached below it (the whole
   /// export when `components` is empty). Returns the number of objects dropped, or
-  /// nullopt when the path is not in the cache. Blocking: not for Asio threads.
-  std::optional<std::size_t> invalidate(const nfs3::FileHandle& root,
-                                        const std::vector<std::string>& components, bool recursive);
+  /// nullopt when the path is not in the cache. `dropped` (when given) is called
+  /// with each object's origin handle (not for the whole export). Blocking: not
+  /// for Asio threads.
+  std::optional<std::size_t> invalidate(
+      const nfs3::FileHandle& root, const std::vector<std::string>& components, bool recursive,
+      const std::function<void(const nfs3::FileHandle&)>& dropped = {});
 
   const ExportCounters& counters() const { return counters_; }
 

@@ -13,9 +13,9 @@ std::string bytes(const nfs3::FileHandle& fh) {
 
 }  // namespace
 
-std::optional<std::size_t> MetadataCache::invalidate(const nfs3::FileHandle& root,
-                                                     const std::vector<std::string>& components,
-                                                     bool recursive) {
+std::optional<std::size_t> MetadataCache::invalidate(
+    const nfs3::FileHandle& root, const std::vector<std::string>& components, bool recursive,
+    const std::function<void(const nfs3::FileHandle&)>& dropped_object) {
   if (components.empty() && recursive) {
     store_.erase_export(export_id_);
     return 1;
@@ -41,6 +41,7 @@ std::optional<std::size_t> MetadataCache::invalidate(const nfs3::FileHandle& roo
       for (const auto& child : store_.cached_children(key(obj))) todo.push_back(child);
     }
     store_.erase_object(key(obj));
+    if (dropped_object) dropped_object(obj);
     ++dropped;
   }
   return dropped;

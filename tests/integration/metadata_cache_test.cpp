@@ -48,6 +48,7 @@
 #include "tests/support/ports.h"
 #include "tests/support/process.h"
 #include "tests/support/raw_nfs.h"
+#include "tests/support/raw_steps.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/wan_relay.h"
 
@@ -163,48 +164,6 @@ auto* const kEnv = ::testing::AddGlobalTestEnvironment(new MetaCacheEnvironment)
 
 Gateway& gw() { return *setup().gateway; }
 WanRelay& relay() { return *setup().relay; }
-
-/// A raw NFSv3 connection to `port` acting as uid/gid (root unless told).
-std::unique_ptr<RawNfsConnection> connect_nfs(std::uint16_t port, std::uint32_t uid = 0, std::uint32_t gid = 0) {
-  auto c = std::make_unique<RawNfsConnection>();
-  if (!c->connect(port, kNfsProgram, 3)) {
-    ADD_FAILURE() << "connect to NFS on port " << port << ": " << c->error();
-    return nullptr;
-  }
-  c->set_credentials(uid, gid);
-  return c;
-}
-
-/// LOOKUP that must succeed: the handle, or empty (with a failure recorded).
-Handle must_lookup(RawNfsConnection& c, const Handle& dir, const std::string& name) {
-  auto r = c.lookup(dir, name);
-  if (!r.transport_ok || r.status != kNfs3Ok) {
-    ADD_FAILURE() << "LOOKUP " << name << ": " << (r.transport_ok ? "status " + std::to_string(r.status) : r.error);
-    return {};
-  }
-  return r.handle;
-}
-
-/// LOOKUP of each component of "a/b/c" from `root`.
-Handle must_walk(RawNfsConnection& c, Handle h, const std::string& rel_path) {
-  std::stringstream ss(rel_path);
-  for (std::string part; std::getline(ss, part, '/');) {
-    if (part.empty()) continue;
-    h = must_lookup(c, h, part);
-    if (h.empty()) return {};
-  }
-  return h;
-}
-
-/// GETATTR that must succeed.
-RawFattr must_getattr(RawNfsConnection& c, const Handle& fh, const std::string& what) {
-  auto a = c.getattr(fh);
-  if (!a.transport_ok || a.status != kNfs3Ok) {
-    ADD_FAILURE() << "GETATTR " << what << ": " << (a.transport_ok ? "status " + std::to_string(a.status) : a.error);
-    return {};
-  }
-  return a.attr;
-}
 
 std::string str(const RawFattr& a) {
   return "size " + std::to_string(a.size) + " mtime " + std::to_string(a.mtime_sec) + "." +

@@ -37,25 +37,37 @@ void write_random_file(const std::string& path, std::uint64_t size, std::uint64_
   if (std::fflush(f.get()) != 0) throw std::runtime_error("flush failed for " + path);
 }
 
+struct Sha256::Ctx {
+  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> md{EVP_MD_CTX_new(), EVP_MD_CTX_free};
+};
+
+Sha256::Sha256() : ctx_(std::make_unique<Ctx>()) { EVP_DigestInit_ex(ctx_->md.get(), EVP_sha256(), nullptr); }
+Sha256::~Sha256() = default;
+
+void Sha256::update(const void* data, std::size_t n) { EVP_DigestUpdate(ctx_->md.get(), data, n); }
+
+std::string Sha256::hex() {
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  EVP_DigestFinal_ex(ctx_->md.get(), md, &len);
+  static const char* digits = "0123456789abcdef";
+  std::string out;
+  for (unsigned i = 0; i < len; ++i) {
+    out += digits[md[i] >> 4];
+    out += digits[md[i] & 15];
+  }
+  return out;
+}
+
 std::string sha256_file(const std::string& path) {
   File f(std::fopen(path.c_str(), "rb"));
   if (!f) throw std::runtime_error("cannot read " + path);
-  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
-  EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr);
+  Sha256 sha;
   std::vector<unsigned char> buf(1 << 20);
   std::size_t n;
-  while ((n = std::fread(buf.data(), 1, buf.size(), f.get())) > 0) EVP_DigestUpdate(ctx.get(), buf.data(), n);
+  while ((n = std::fread(buf.data(), 1, buf.size(), f.get())) > 0) sha.update(buf.data(), n);
   if (std::ferror(f.get())) throw std::runtime_error("read error on " + path);
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  EVP_DigestFinal_ex(ctx.get(), md, &len);
-  static const char* hex = "0123456789abcdef";
-  std::string out;
-  for (unsigned i = 0; i < len; ++i) {
-    out += hex[md[i] >> 4];
-    out += hex[md[i] & 15];
-  }
-  return out;
+  return sha.hex();
 }
 
 long long file_size(const std::string& path) {

@@ -78,6 +78,8 @@ void append_export(std::string& t, const ExportSettings& e, const std::string& o
   if (m.consistency) t += "consistency = " + quoted(*m.consistency) + "\n";
   if (m.access_check) t += "access_check = " + quoted(*m.access_check) + "\n";
   for (const auto& [key, value] : m.durations) t += key + " = " + quoted(value) + "\n";
+  if (e.data_cache) t += std::string("data_cache = ") + (*e.data_cache ? "true" : "false") + "\n";
+  if (e.readahead_kb) t += "readahead_kb = " + std::to_string(*e.readahead_kb) + "\n";
 }
 
 }  // namespace
@@ -96,6 +98,8 @@ std::string gateway_toml(const GatewayConfig& cfg, const std::string& cache_dir)
   if (cfg.memory_mb) t += "memory_mb = " + std::to_string(*cfg.memory_mb) + "\n";
   if (cfg.metadata_max_gb) t += "metadata_max_gb = " + std::to_string(*cfg.metadata_max_gb) + "\n";
   if (cfg.secret_file) t += "secret_file = " + quoted(*cfg.secret_file) + "\n";
+  if (cfg.block_kb) t += "block_kb = " + std::to_string(*cfg.block_kb) + "\n";
+  if (cfg.data_max_gb) t += "data_max_gb = " + std::to_string(*cfg.data_max_gb) + "\n";
   t += "\n";
   append_export(t, cfg, cfg.origin_url);
   for (const auto& e : cfg.extra_exports) {

@@ -61,6 +61,8 @@ struct ExportSettings {
   std::vector<std::string> clients = {"127.0.0.0/8"};
   unsigned upstream_connections = 4;
   MetadataCacheSettings metadata;
+  std::optional<bool> data_cache;          // unset: nfsgw's default (on)
+  std::optional<unsigned> readahead_kb;
 };
 
 /// A gateway: its first export (the inherited fields, as before), the server and
@@ -73,6 +75,8 @@ struct GatewayConfig : ExportSettings {
   std::optional<unsigned> memory_mb;
   std::optional<unsigned> metadata_max_gb;
   std::optional<std::string> secret_file;  // default <cache dir>/secret
+  std::optional<unsigned> block_kb;
+  std::optional<unsigned> data_max_gb;
   /// Further [[export]] tables after the first; an empty origin_url means the
   /// first export's.
   std::vector<ExportSettings> extra_exports;

@@ -43,4 +43,12 @@ constexpr std::uint16_t kMetaRelayControlPort = 29104;
 constexpr std::uint16_t kMetaGatewayPort = 29105;
 constexpr std::uint16_t kMetaSecondGatewayPort = 29106;
 
+/// data_cache_test: origin <- wan-emu relay (counts READ bytes) <- nfsgw (data cache on).
+constexpr std::uint16_t kDataOriginNfsPort = 29200;
+constexpr std::uint16_t kDataOriginMountPort = 29201;
+constexpr std::uint16_t kDataRelayNfsPort = 29202;
+constexpr std::uint16_t kDataRelayMountPort = 29203;
+constexpr std::uint16_t kDataRelayControlPort = 29204;
+constexpr std::uint16_t kDataGatewayPort = 29205;
+
 }  // namespace integ

@@ -83,6 +83,15 @@ std::optional<ProcCounts> WanRelay::procs() const {
   return out;
 }
 
+std::optional<std::uint64_t> WanRelay::down_bytes() const {
+  bool ok = false;
+  const std::string json = ctl({"stats"}, &ok);
+  static const std::regex down(R"re("down":\{"bytes":(\d+))re");
+  std::smatch m;
+  if (!ok || !std::regex_search(json, m, down)) return std::nullopt;
+  return std::stoull(m[1]);
+}
+
 std::string WanRelay::log() const { return proc_ ? proc_->log() : std::string(); }
 
 bool WanRelay::running() const { return proc_ && proc_->running(); }

@@ -52,6 +52,9 @@ class WanRelay {
   bool reset() const;
   /// The "procs" object of a stats answer; nullopt when the answer has none.
   std::optional<ProcCounts> procs() const;
+  /// Bytes relayed from the origin to nfsgw (replies: READ data) since the last
+  /// reset; nullopt when the relay does not answer.
+  std::optional<std::uint64_t> down_bytes() const;
   std::string log() const;
   bool running() const;
 

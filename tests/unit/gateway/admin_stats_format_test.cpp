@@ -100,7 +100,9 @@ TEST(StatsFormat, JsonCarriesTheRawFigures) {
   EXPECT_EQ(j.find("READDIR"), std::string::npos) << j;
   EXPECT_NE(j.find(R"({"name":"attr","memory_entries":10,"memory_bytes":1536,"disk_entries":20,"disk_bytes":3145728})"),
             std::string::npos) << j;
-  EXPECT_NE(j.find(R"("evicted_memory":4,"evicted_disk":2,"degraded":false}})"), std::string::npos) << j;
+  EXPECT_NE(j.find(R"("evicted_memory":4,"evicted_disk":2,"degraded":false},"data_store":null})"),
+            std::string::npos) << j;
+  EXPECT_NE(j.find(R"("data":null)"), std::string::npos) << "exports without a data cache say so:\n" << j;
   // Balanced braces and brackets (a cheap well-formedness check).
   int braces = 0, brackets = 0;
   bool in_string = false;
@@ -118,6 +120,65 @@ TEST(StatsFormat, JsonCarriesTheRawFigures) {
   }
   EXPECT_EQ(braces, 0);
   EXPECT_EQ(brackets, 0);
+}
+
+metacache::Report with_data_cache() {
+  auto r = sample_report();
+  r.exports[0].data_enabled = true;
+  auto& d = r.exports[0].data;
+  d.reads = 40;
+  d.read_hits = 30;
+  d.read_misses = 8;
+  d.forwarded = 2;
+  d.blocks_fetched = 12;
+  d.bytes_fetched = 12u << 20;
+  d.blocks_read_ahead = 5;
+  d.bytes_from_cache = 3u << 20;
+  d.write_through = 6;
+  d.blocks_patched = 4;
+  d.files_dropped = 1;
+  d.store_errors = 0;
+  cache::BlockUsage b;
+  b.files = 3;
+  b.blocks = 12;
+  b.bytes = 12u << 20;
+  b.budget = 16ull << 30;
+  b.read_hits = 30;
+  b.read_misses = 9;
+  b.corrupt_dropped = 1;
+  b.evicted_files = 2;
+  b.evicted_blocks = 7;
+  b.evicted_bytes = 7u << 20;
+  r.blocks = b;
+  return r;
+}
+
+TEST(StatsFormat, TextShowsTheDataCachePerExportAndItsStore) {
+  const std::string t = format_stats_text(with_data_cache());
+  EXPECT_NE(t.find("  data: reads 40 (hits 30, misses 8, forwarded 2, hit % 75.0%); blocks fetched 12 (12.0 MiB), "
+                   "read ahead 5; from cache 3.0 MiB; writes 6 (patched 4); files dropped 1; store errors 0\n"),
+            std::string::npos)
+      << t;
+  EXPECT_NE(t.find("export /scratch  cache off\n  no calls yet\n  data cache off\n"), std::string::npos) << t;
+  EXPECT_NE(t.find("data store\n  3 files, 12 blocks, 12.0 MiB of 16.0 GiB\n"), std::string::npos) << t;
+  EXPECT_NE(t.find("1 corrupt blocks dropped"), std::string::npos) << t;
+  EXPECT_NE(t.find("evicted: 2 files, 7 blocks, 7.0 MiB"), std::string::npos) << t;
+  EXPECT_EQ(format_stats_text(sample_report()).find("data store"), std::string::npos)
+      << "a gateway without a block store shows none";
+}
+
+TEST(StatsFormat, JsonCarriesTheDataCacheFigures) {
+  const std::string j = format_stats_json(with_data_cache());
+  EXPECT_NE(j.find(R"("data":{"reads":40,"read_hits":30,"read_misses":8,"forwarded":2,"blocks_fetched":12,)"
+                   R"("bytes_fetched":12582912,"blocks_read_ahead":5,"bytes_from_cache":3145728,"write_through":6,)"
+                   R"("blocks_patched":4,"files_dropped":1,"store_errors":0})"),
+            std::string::npos)
+      << j;
+  EXPECT_NE(j.find(R"("data_store":{"files":3,"blocks":12,"bytes":12582912,"budget":17179869184,"read_hits":30,)"
+                   R"("read_misses":9,"corrupt_dropped":1,"evicted_files":2,"evicted_blocks":7,"evicted_bytes":7340032}})"),
+            std::string::npos)
+      << j;
+  EXPECT_EQ(j.find('\n'), j.size() - 1) << "one line";
 }
 
 }  // namespace
