@@ -15,7 +15,13 @@
 #
 #   tools/bench/metadata-loopback.sh [--build DIR] [--modes "..."] [--reps 3] [--duration 5]
 #        [--files 2000] [--size 100] [--connections 4] [--inflight 16] [--ttl 10m]
-#        [--targets "origin gw-nocache gw-cache proxy"] [--out DIR]
+#        [--targets "origin gw-nocache gw-cache proxy"] [--order modes|reps] [--out DIR]
+#
+# --order reps measures every mode once per repetition (rep 1: all modes, rep 2: all
+# modes, ...) instead of all repetitions of one mode before the next: ratios between
+# modes (a hit against NULL) then compare runs made minutes apart at most, which
+# matters on a shared machine. Each nfsgw's CPU time per call (user + system, from
+# /proc) is reported too: unlike calls/s it does not depend on what else runs.
 #
 # Ports (127.0.0.1): origin 24590/24548, nfsgw without cache 24591, with cache 24592,
 # the proxy's NFSv4 origin 24593 (MOUNT 24594), the proxy 24595 (MOUNT 24596).
@@ -33,6 +39,7 @@ size=100
 connections=4
 inflight=16
 ttl=10m
+order=modes
 out=""
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -46,12 +53,14 @@ while [ $# -gt 0 ]; do
     --connections) connections=$2; shift 2 ;;
     --inflight) inflight=$2; shift 2 ;;
     --ttl) ttl=$2; shift 2 ;;
+    --order) order=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
 [[ "$reps" =~ ^[1-9]$ ]] || { echo "--reps must be 1..9" >&2; exit 2; }
+[[ "$order" == modes || "$order" == reps ]] || { echo "--order: modes or reps" >&2; exit 2; }
 [[ "$ttl" =~ ^[0-9]+[smh]$ ]] || { echo "--ttl: N followed by s, m or h" >&2; exit 2; }
 case ${ttl: -1} in
   s) ttl_s=${ttl%?} ;;
@@ -91,7 +100,7 @@ mkdir -p "$export_dir"
 bench_start_origin "$work/origin" "$export_dir" "$origin_nfs" "$origin_mnt"
 origin_url="nfs://127.0.0.1$export_dir?nfsport=$origin_nfs&mountport=$origin_mnt"
 
-declare -A url
+declare -A url pid
 url[origin]=$origin_url
 active="origin"
 for t in $targets; do
@@ -104,6 +113,7 @@ for t in $targets; do
       bench_write_nfsgw_config "$work/$t.toml" "$port" "$work/cache-$t" "$origin_url" "$mc" "$ttl" 256
       if bench_start_nfsgw "$work/$t.toml" "$port" "$work/nfsgw-$t.log"; then
         url[$t]="nfs://127.0.0.1/export?nfsport=$port&mountport=$port"
+        pid[$t]=$nfsgw_pid
         active="$active $t"
       else
         notes+=("$t did not start (see nfsgw-$t.log); left out")
@@ -185,31 +195,54 @@ run_one() {  # run_one TARGET MODE DURATION [extra args] -> JSON line (empty on 
   [[ "$j" == \{* ]] && echo "$j"
 }
 
-for mode in $modes; do
+warm_up() {  # every name and handle in the caches, then a 1 s random pass
+  local t=$1 mode=$2
+  if [ "$mode" != null ] && [ "$mode" != walk ]; then
+    run_one "$t" "$mode" 120 --order sequential --count "$files" >/dev/null || true
+  fi
+  run_one "$t" "$mode" 1 >/dev/null || true
+}
+measure() {  # measure MODE REP: one run of each target, with nfsgw's CPU per call
+  local mode=$1 rep=$2 t j c0 c1 cpu calls
   for t in $active; do
-    if [ "$mode" != null ] && [ "$mode" != walk ]; then
-      run_one "$t" "$mode" 120 --order sequential --count "$files" >/dev/null || true
+    c0=""; [ -n "${pid[$t]:-}" ] && c0=$(bench_cpu_s "${pid[$t]}")
+    j=$(run_one "$t" "$mode" "$duration" || true)
+    [ -n "$j" ] || { bench_log "run failed: $t $mode #$rep (see bench.log)"; continue; }
+    cpu="-"
+    if [ -n "$c0" ]; then
+      c1=$(bench_cpu_s "${pid[$t]}")
+      calls=$(bench_json_field "$j" calls)
+      cpu=$(awk -v a="$c0" -v b="$c1" -v n="$calls" 'BEGIN { if (n > 0) printf "%.2f", (b - a) * 1e6 / n; else print "-" }')
     fi
-    run_one "$t" "$mode" 1 >/dev/null || true
+    echo "$t $mode $j $cpu" >>"$results"
+    bench_log "  $t $mode #$rep: $(bench_json_field "$j" calls_per_s) calls/s p50 $(bench_json_field "$j" p50_us) us, nfsgw $cpu us CPU/call"
+  done
+}
+if [ "$order" = modes ]; then
+  for mode in $modes; do
+    for t in $active; do warm_up "$t" "$mode"; done
+    for rep in $(seq "$reps"); do measure "$mode" "$rep"; done
+  done
+else
+  for mode in $modes; do
+    for t in $active; do warm_up "$t" "$mode"; done
   done
   for rep in $(seq "$reps"); do
-    for t in $active; do
-      j=$(run_one "$t" "$mode" "$duration" || true)
-      [ -n "$j" ] || { bench_log "run failed: $t $mode #$rep (see bench.log)"; continue; }
-      echo "$t $mode $j" >>"$results"
-      bench_log "  $t $mode #$rep: $(bench_json_field "$j" calls_per_s) calls/s p50 $(bench_json_field "$j" p50_us) us"
-    done
+    for mode in $modes; do measure "$mode" "$rep"; done
   done
-done
+fi
 for t in gw-cache; do
   [ -n "${url[$t]:-}" ] && timeout 10 "$nfsgw" stats --config "$work/$t.toml" >"$work/stats-$t.txt" 2>&1 || true
 done
 
 stat_of() {
-  { grep "^$1 $2 " "$results" || true; } | while read -r _ _ j; do bench_json_field "$j" "$3"; done | bench_median
+  { grep "^$1 $2 " "$results" || true; } | while read -r _ _ j _; do bench_json_field "$j" "$3"; done | bench_median
+}
+cpu_of() {  # median nfsgw CPU microseconds per call
+  { grep "^$1 $2 " "$results" || true; } | awk '$NF != "-" { print $NF }' | bench_median
 }
 bad_of() {
-  { grep "^$1 $2 " "$results" || true; } | while read -r _ _ j; do grep -o '"errors":{[^}]*}' <<<"$j" | sed 's/^"errors"://'; done |
+  { grep "^$1 $2 " "$results" || true; } | while read -r _ _ j _; do grep -o '"errors":{[^}]*}' <<<"$j" | sed 's/^"errors"://'; done |
     { if [ "$2" = lookup-missing ]; then sed 's/"NFS3ERR_NOENT":[0-9]*,\{0,1\}//'; else cat; fi; } | grep -v '^{}$' | head -1 || true
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-" || b + 0 == 0) print "-"; else printf "%.2f", a / b }'; }
@@ -235,8 +268,11 @@ k() { awk -v a="$1" 'BEGIN { if (a == "-") print "-"; else printf "%.1fk", a / 1
   done
   echo
   gnull=$(stat_of gw-cache null calls_per_s)
+  cnull=$(cpu_of gw-cache null)
   for m in getattr lookup lookup-missing access; do
-    echo "- gw-cache $m / gw-cache null: $(ratio "$(stat_of gw-cache $m calls_per_s)" "$gnull")"
+    grep -q "^gw-cache $m " "$results" || continue
+    echo "- gw-cache $m / gw-cache null: $(ratio "$(stat_of gw-cache $m calls_per_s)" "$gnull") in calls/s;" \
+      "nfsgw CPU per call $(cpu_of gw-cache $m) us against $cnull us for NULL"
   done
   if grep -q " walk " "$results"; then
     echo "- walk ($(stat_of origin walk calls) calls) seconds:$(for t in $active; do printf ' %s %s' "$t" "$(stat_of "$t" walk seconds)"; done)"
