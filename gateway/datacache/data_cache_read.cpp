@@ -102,8 +102,9 @@ Awaitable<std::optional<nfs3::ReadRes>> DataCache::read_cached(const CallContext
     if (block->size() != std::min<std::uint64_t>(block_bytes_, a.size - start)) co_return std::nullopt;
     const std::uint64_t from = std::max(offset, start) - start;
     const std::uint64_t to = std::min(end, start + block->size()) - start;
-    res.data.insert(res.data.end(), block->begin() + static_cast<std::ptrdiff_t>(from),
-                    block->begin() + static_cast<std::ptrdiff_t>(to));
+    // As bytes of the vector's own type: one memmove, not a char-by-char conversion.
+    const auto* bytes = reinterpret_cast<const std::uint8_t*>(block->data());
+    res.data.insert(res.data.end(), bytes + from, bytes + to);
     if (hit) from_cache += to - from;
   }
   res.count = static_cast<std::uint32_t>(end - offset);
