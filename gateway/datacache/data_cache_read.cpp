@@ -80,9 +80,11 @@ Awaitable<std::optional<nfs3::ReadRes>> DataCache::read_cached(const CallContext
   std::uint64_t from_cache = 0;
   for (std::uint64_t index = offset / block_bytes_; index * block_bytes_ < end; ++index) {
     const std::uint64_t start = index * block_bytes_;
+    const std::uint64_t length = std::min<std::uint64_t>(block_bytes_, a.size - start);
     std::shared_ptr<const std::string> block;
     auto look = stored_block(fh, stamp, index);
     std::optional<std::string> hit = co_await std::move(look);
+    if (hit && hit->size() != length) hit.reset();  // not the block this version has: fetch it
     if (hit) {
       block = std::make_shared<const std::string>(std::move(*hit));
     } else {
@@ -99,7 +101,6 @@ Awaitable<std::optional<nfs3::ReadRes>> DataCache::read_cached(const CallContext
       if (!f.bytes) co_return std::nullopt;
       block = std::move(f.bytes);
     }
-    if (block->size() != std::min<std::uint64_t>(block_bytes_, a.size - start)) co_return std::nullopt;
     const std::uint64_t from = std::max(offset, start) - start;
     const std::uint64_t to = std::min(end, start + block->size()) - start;
     res.data.insert(res.data.end(), block->begin() + static_cast<std::ptrdiff_t>(from),
