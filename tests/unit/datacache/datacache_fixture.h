@@ -24,6 +24,7 @@
 #include "gateway/datacache/data_cache.h"
 #include "tests/unit/datacache/fake_files.h"
 #include "tests/unit/datacache/flaky_store.h"
+#include "tests/unit/support/layer_calls.h"
 
 namespace nfsgw::datacache::test {
 
@@ -31,13 +32,8 @@ using namespace std::chrono_literals;
 using nfs3::Proc;
 using nfs3::Status;
 
-/// A caller with uid `uid` and the same gid.
-inline CallContext as(std::uint32_t uid) {
-  CallContext c;
-  c.cred.uid = uid;
-  c.cred.gid = uid;
-  return c;
-}
+using nfsgw::test::as;
+using nfsgw::test::invoke;
 
 /// `n` bytes that differ from block to block and from `seed` to seed.
 inline std::string pattern(std::size_t n, unsigned seed = 1) {
@@ -47,13 +43,6 @@ inline std::string pattern(std::size_t n, unsigned seed = 1) {
 }
 
 inline std::string bytes_of(const nfs3::ReadRes& r) { return {r.data.begin(), r.data.end()}; }
-
-/// Calls `m` of `p` with its own copies of the context and arguments.
-template <typename Res, typename Args>
-Awaitable<Res> invoke(Nfs3Program& p, Awaitable<Res> (Nfs3Program::*m)(const CallContext&, Args), CallContext ctx,
-                      Args args) {
-  co_return co_await (p.*m)(ctx, std::move(args));
-}
 
 class DataCacheTest : public ::testing::Test {
  protected:
@@ -82,15 +71,9 @@ class DataCacheTest : public ::testing::Test {
   std::future<T> spawn(Awaitable<T> a) {
     return boost::asio::co_spawn(io, std::move(a), boost::asio::use_future);
   }
-  /// Runs handlers until `done()`; fails (throws) after a generous deadline.
   template <typename Pred>
   void pump_until(Pred done) {
-    const auto deadline = std::chrono::steady_clock::now() + 30s;
-    while (!done()) {
-      if (std::chrono::steady_clock::now() > deadline) throw std::runtime_error("pump_until: timed out");
-      io.restart();
-      if (io.run_one_for(1ms) == 0) std::this_thread::sleep_for(50us);
-    }
+    nfsgw::test::pump_until(io, done);
   }
   /// Waits until every job queued on the pool so far has run.
   void drain_pool() {
@@ -116,7 +99,7 @@ class DataCacheTest : public ::testing::Test {
   }
   template <typename T>
   T wait(std::future<T>& f) {
-    pump_until([&] { return f.wait_for(0s) == std::future_status::ready; });
+    nfsgw::test::pump_until_ready(io, f);
     return f.get();
   }
   template <typename T>

@@ -1,12 +1,8 @@
 #include "tests/unit/datacache/fake_files.h"
 
 #include <algorithm>
-#include <chrono>
 #include <stdexcept>
 
-#include <boost/asio/redirect_error.hpp>
-#include <boost/asio/this_coro.hpp>
-#include <boost/asio/use_awaitable.hpp>
 
 namespace nfsgw::datacache::test {
 
@@ -110,24 +106,6 @@ void FakeFiles::omit_wcc(bool on) {
   std::lock_guard lock(mu_);
   omit_wcc_ = on;
 }
-void FakeFiles::hold(Proc p) {
-  std::lock_guard lock(mu_);
-  gates_[at(p)].holding = true;
-}
-std::size_t FakeFiles::held(Proc p) const {
-  std::lock_guard lock(mu_);
-  return gates_[at(p)].waiting.size();
-}
-void FakeFiles::release(Proc p) {
-  std::vector<std::shared_ptr<boost::asio::steady_timer>> waiting;
-  {
-    std::lock_guard lock(mu_);
-    gates_[at(p)].holding = false;
-    waiting.swap(gates_[at(p)].waiting);
-  }
-  for (auto& t : waiting) t->cancel();
-}
-
 std::size_t FakeFiles::calls(Proc p) const {
   std::lock_guard lock(mu_);
   return calls_[at(p)];
@@ -147,8 +125,6 @@ void FakeFiles::reset_calls() {
 template <typename Res, typename Compute>
 Awaitable<Res> FakeFiles::serve(Proc p, Compute compute) {
   Res res;
-  std::shared_ptr<boost::asio::steady_timer> gate;
-  auto ex = co_await boost::asio::this_coro::executor;
   {
     std::lock_guard lock(mu_);
     ++calls_[at(p)];
@@ -160,17 +136,8 @@ Awaitable<Res> FakeFiles::serve(Proc p, Compute compute) {
     } else {
       res = compute();
     }
-    if (gates_[at(p)].holding) {
-      gate = std::make_shared<boost::asio::steady_timer>(ex, std::chrono::steady_clock::time_point::max());
-      gates_[at(p)].waiting.push_back(gate);
-    }
   }
-  if (gate) {
-    boost::system::error_code ec;
-    auto token = boost::asio::redirect_error(boost::asio::use_awaitable, ec);
-    auto released = gate->async_wait(token);
-    co_await std::move(released);
-  }
+  co_await gates_.pass(p);
   co_return res;
 }
 
@@ -221,7 +188,7 @@ nfs3::ReadRes FakeFiles::do_read(const Credentials& c, const nfs3::ReadArgs& a) 
   } else if (refused_.count(c.uid)) {
     res.status = Status::Acces;
   } else {
-    std::uint64_t count = a.count;
+    std::uint64_t count = std::min(a.count, rtmax_);  // as servers do
     if (short_reads_ && count > 1) count /= 2;
     const std::uint64_t from = std::min<std::uint64_t>(a.offset, n->data.size());
     const std::uint64_t len = std::min<std::uint64_t>(count, n->data.size() - from);

@@ -5,7 +5,8 @@
 // answer NFS3ERR_NOTSUPP. A test can:
 //  - count the calls per procedure and the bytes READ gave;
 //  - change a file directly, "behind the cache's back";
-//  - set the rtmax FSINFO announces, and make READ replies short;
+//  - set the rtmax FSINFO announces (READ answers at most that many bytes), and
+//    make READ replies short;
 //  - make the next calls of a procedure fail, with the origin's status or one the
 //    gateway made up (gateway_status);
 //  - refuse reading to one uid (ACCESS without Read, READ answering ACCES);
@@ -28,9 +29,8 @@
 #include <string>
 #include <vector>
 
-#include <boost/asio/steady_timer.hpp>
-
 #include "gateway/nfs3_program.h"
+#include "tests/unit/support/call_gates.h"
 
 namespace nfsgw::datacache::test {
 
@@ -57,9 +57,9 @@ class FakeFiles final : public Nfs3Program {
   /// The next `times` READ replies carry a ctime one tick newer than the file's.
   void newer_read_attrs(std::size_t times);
   void omit_wcc(bool on);
-  void hold(nfs3::Proc p);
-  std::size_t held(nfs3::Proc p) const;
-  void release(nfs3::Proc p);
+  void hold(nfs3::Proc p) { gates_.hold(p); }
+  std::size_t held(nfs3::Proc p) const { return gates_.held(p); }
+  void release(nfs3::Proc p) { gates_.release(p); }
 
   std::size_t calls(nfs3::Proc p) const;
   std::uint64_t bytes_read() const;
@@ -98,10 +98,6 @@ class FakeFiles final : public Nfs3Program {
     nfs3::Status status = nfs3::Status::Io;
     bool gateway_status = false;
   };
-  struct Gate {
-    bool holding = false;
-    std::vector<std::shared_ptr<boost::asio::steady_timer>> waiting;
-  };
 
   /// Counts the call, then fails it or answers it with `compute()` (under the lock);
   /// the reply waits while `p` is held.
@@ -135,7 +131,7 @@ class FakeFiles final : public Nfs3Program {
   std::uint64_t bytes_read_ = 0;
   std::array<std::size_t, nfs3::kProcCount> calls_{};
   std::array<Failure, nfs3::kProcCount> failures_{};
-  std::array<Gate, nfs3::kProcCount> gates_{};
+  nfsgw::test::CallGates gates_;
 };
 
 }  // namespace nfsgw::datacache::test
