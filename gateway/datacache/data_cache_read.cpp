@@ -68,8 +68,13 @@ Awaitable<std::optional<nfs3::ReadRes>> DataCache::read_cached(const CallContext
 
   const nfs3::Fattr& a = attrs.attributes;
   const cache::Stamp stamp = cache::Stamp::of(a);
+  // At most rtmax bytes, as the origin would answer (and never a reply as large
+  // as any count a client sends).
+  std::uint32_t rtmax = rtmax_.load(std::memory_order_relaxed);
+  if (rtmax == 0) rtmax = co_await origin_rtmax(ctx, fh);
+  const std::uint64_t count = std::min(args.count, rtmax);
   const std::uint64_t offset = args.offset;
-  const std::uint64_t end = offset >= a.size ? offset : offset + std::min<std::uint64_t>(args.count, a.size - offset);
+  const std::uint64_t end = offset >= a.size ? offset : offset + std::min<std::uint64_t>(count, a.size - offset);
   auto ex = co_await boost::asio::this_coro::executor;
   start_read_ahead(ex, ctx, fh, stamp, offset, end);
 

@@ -104,13 +104,26 @@ TEST_F(ReadTest, ABlockLargerThanRtmaxTakesSeveralReads) {
   EXPECT_EQ(origin.calls(Proc::Fsinfo), 1u);
 
   origin.reset_calls();
-  EXPECT_EQ(bytes_of(read(f, 0, kBlock)), content);
+  EXPECT_EQ(bytes_of(read(f, 3000, 1000)), content.substr(3000, 1000));
   EXPECT_EQ(origin.calls(Proc::Read), 0u);
 
   // rtmax is learnt once per export.
   const auto g = origin.add_file(pattern(kBlock, 2));
-  EXPECT_EQ(bytes_of(read(g, 0, kBlock)), pattern(kBlock, 2));
+  EXPECT_EQ(bytes_of(read(g, 0, 1000)), pattern(kBlock, 2).substr(0, 1000));
   EXPECT_EQ(origin.calls(Proc::Fsinfo), 0u);
+}
+
+TEST_F(ReadTest, ACountAboveRtmaxIsAnsweredShortAsTheOriginWould) {
+  origin.set_rtmax(1000);
+  start();
+  const std::string content = pattern(3 * kBlock);
+  const auto f = origin.add_file(content);
+  auto r = read(f, 100, 3000);
+  EXPECT_EQ(r.count, 1000u);
+  EXPECT_EQ(bytes_of(r), content.substr(100, 1000));
+  EXPECT_FALSE(r.eof);
+  nfs3::ReadRes direct = run(invoke(origin, &Nfs3Program::read, as(0), nfs3::ReadArgs{f, 100, 3000}));
+  EXPECT_EQ(direct.count, r.count);
 }
 
 TEST_F(ReadTest, AShortReplyBeforeTheEndIsFollowedByAnotherRead) {
