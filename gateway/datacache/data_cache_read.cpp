@@ -68,8 +68,13 @@ Awaitable<std::optional<nfs3::ReadRes>> DataCache::read_cached(const CallContext
 
   const nfs3::Fattr& a = attrs.attributes;
   const cache::Stamp stamp = cache::Stamp::of(a);
+  // At most rtmax bytes, as the origin would answer (and never a reply as large
+  // as any count a client sends).
+  std::uint32_t rtmax = rtmax_.load(std::memory_order_relaxed);
+  if (rtmax == 0) rtmax = co_await origin_rtmax(ctx, fh);
+  const std::uint64_t count = std::min(args.count, rtmax);
   const std::uint64_t offset = args.offset;
-  const std::uint64_t end = offset >= a.size ? offset : offset + std::min<std::uint64_t>(args.count, a.size - offset);
+  const std::uint64_t end = offset >= a.size ? offset : offset + std::min<std::uint64_t>(count, a.size - offset);
   auto ex = co_await boost::asio::this_coro::executor;
   start_read_ahead(ex, ctx, fh, stamp, offset, end);
 
@@ -80,9 +85,11 @@ Awaitable<std::optional<nfs3::ReadRes>> DataCache::read_cached(const CallContext
   std::uint64_t from_cache = 0;
   for (std::uint64_t index = offset / block_bytes_; index * block_bytes_ < end; ++index) {
     const std::uint64_t start = index * block_bytes_;
+    const std::uint64_t length = std::min<std::uint64_t>(block_bytes_, a.size - start);
     std::shared_ptr<const std::string> block;
     auto look = stored_block(fh, stamp, index);
     std::optional<std::string> hit = co_await std::move(look);
+    if (hit && hit->size() != length) hit.reset();  // not the block this version has: fetch it
     if (hit) {
       block = std::make_shared<const std::string>(std::move(*hit));
     } else {
@@ -99,7 +106,6 @@ Awaitable<std::optional<nfs3::ReadRes>> DataCache::read_cached(const CallContext
       if (!f.bytes) co_return std::nullopt;
       block = std::move(f.bytes);
     }
-    if (block->size() != std::min<std::uint64_t>(block_bytes_, a.size - start)) co_return std::nullopt;
     const std::uint64_t from = std::max(offset, start) - start;
     const std::uint64_t to = std::min(end, start + block->size()) - start;
     // As bytes of the vector's own type: one memmove, not a char-by-char conversion.

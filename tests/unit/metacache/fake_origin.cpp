@@ -253,39 +253,6 @@ void FakeOrigin::fail(Proc p, std::size_t times, Status status) {
   failures_[idx(p)] = Failure{times, status};
 }
 
-void FakeOrigin::hold(Proc p) {
-  std::lock_guard lock(mu_);
-  gates_[idx(p)].holding = true;
-}
-
-std::size_t FakeOrigin::held(Proc p) const {
-  std::lock_guard lock(mu_);
-  return gates_[idx(p)].waiting.size();
-}
-
-void FakeOrigin::release(Proc p) {
-  std::vector<std::shared_ptr<boost::asio::steady_timer>> waiting;
-  {
-    std::lock_guard lock(mu_);
-    gates_[idx(p)].holding = false;
-    waiting.swap(gates_[idx(p)].waiting);
-  }
-  for (auto& t : waiting) t->cancel();
-}
-
-Awaitable<void> FakeOrigin::gate(Proc p) {
-  auto ex = co_await boost::asio::this_coro::executor;
-  std::shared_ptr<boost::asio::steady_timer> timer;
-  {
-    std::lock_guard lock(mu_);
-    if (!gates_[idx(p)].holding) co_return;
-    timer = std::make_shared<boost::asio::steady_timer>(ex, std::chrono::hours(24));
-    gates_[idx(p)].waiting.push_back(timer);
-  }
-  boost::system::error_code ec;
-  co_await timer->async_wait(boost::asio::redirect_error(boost::asio::use_awaitable, ec));
-}
-
 template <typename Res, typename Compute>
 Awaitable<Res> FakeOrigin::serve(Proc p, Compute compute) {
   std::optional<Res> res;
@@ -302,7 +269,7 @@ Awaitable<Res> FakeOrigin::serve(Proc p, Compute compute) {
       res = compute();
     }
   }
-  co_await gate(p);
+  co_await gates_.pass(p);
   co_return std::move(*res);
 }
 
@@ -729,7 +696,7 @@ Awaitable<void> FakeOrigin::null(const CallContext&) {
     std::lock_guard lock(mu_);
     ++calls_[idx(Proc::Null)];
   }
-  co_await gate(Proc::Null);
+  co_await gates_.pass(Proc::Null);
 }
 
 Awaitable<nfs3::GetattrRes> FakeOrigin::getattr(const CallContext&, nfs3::GetattrArgs args) {

@@ -24,9 +24,8 @@
 #include <string>
 #include <vector>
 
-#include <boost/asio/steady_timer.hpp>
-
 #include "gateway/nfs3_program.h"
+#include "tests/unit/support/call_gates.h"
 
 namespace nfsgw::metacache::test {
 
@@ -71,11 +70,11 @@ class FakeOrigin final : public Nfs3Program {
   /// The next `times` calls of `p` fail with `status`, marked gateway_status.
   void fail(nfs3::Proc p, std::size_t times, nfs3::Status status = nfs3::Status::Jukebox);
   /// Calls of `p` from now on wait (answered already) until release(p).
-  void hold(nfs3::Proc p);
+  void hold(nfs3::Proc p) { gates_.hold(p); }
   /// Calls of `p` waiting now.
-  std::size_t held(nfs3::Proc p) const;
+  std::size_t held(nfs3::Proc p) const { return gates_.held(p); }
   /// Lets every waiting call of `p` go and stops holding new ones.
-  void release(nfs3::Proc p);
+  void release(nfs3::Proc p) { gates_.release(p); }
 
   Awaitable<void> null(const CallContext& ctx) override;
   Awaitable<nfs3::GetattrRes> getattr(const CallContext& ctx, nfs3::GetattrArgs args) override;
@@ -109,10 +108,6 @@ class FakeOrigin final : public Nfs3Program {
     std::uint64_t parent = kRootId;                // directories
     std::string data;                              // files: contents; links: target
   };
-  struct Gate {
-    bool holding = false;
-    std::vector<std::shared_ptr<boost::asio::steady_timer>> waiting;
-  };
   struct Failure {
     std::size_t times = 0;
     nfs3::Status status = nfs3::Status::Jukebox;
@@ -121,7 +116,6 @@ class FakeOrigin final : public Nfs3Program {
   /// Counts the call, then fails it, or answers it with `compute()` and delays the reply while held.
   template <typename Res, typename Compute>
   Awaitable<Res> serve(nfs3::Proc p, Compute compute);
-  Awaitable<void> gate(nfs3::Proc p);
 
   // With mu_ held.
   Node* find(const nfs3::FileHandle& fh);
@@ -162,7 +156,7 @@ class FakeOrigin final : public Nfs3Program {
   std::uint64_t free_bytes_ = 1ull << 30;
   std::uint32_t name_max_ = 255;
   std::array<std::size_t, nfs3::kProcCount> calls_{};
-  std::array<Gate, nfs3::kProcCount> gates_{};
+  nfsgw::test::CallGates gates_;
   std::array<Failure, nfs3::kProcCount> failures_{};
 };
 

@@ -26,6 +26,7 @@
 #include "cache/metadata_store.h"
 #include "gateway/metacache/metadata_cache.h"
 #include "tests/unit/metacache/fake_origin.h"
+#include "tests/unit/support/layer_calls.h"
 
 namespace nfsgw::metacache::test {
 
@@ -33,20 +34,8 @@ using namespace std::chrono_literals;
 using nfs3::Proc;
 using nfs3::Status;
 
-/// A caller with uid `uid` and the same gid.
-inline CallContext as(std::uint32_t uid) {
-  CallContext c;
-  c.cred.uid = uid;
-  c.cred.gid = uid;
-  return c;
-}
-
-/// Calls `m` of `p` with its own copies of the context and arguments.
-template <typename Res, typename Args>
-Awaitable<Res> invoke(Nfs3Program& p, Awaitable<Res> (Nfs3Program::*m)(const CallContext&, Args), CallContext ctx,
-                      Args args) {
-  co_return co_await (p.*m)(ctx, std::move(args));
-}
+using nfsgw::test::as;
+using nfsgw::test::invoke;
 
 class MetaCacheTest : public ::testing::Test {
  protected:
@@ -93,12 +82,7 @@ class MetaCacheTest : public ::testing::Test {
   /// Runs handlers until `done()`; fails (throws) after a generous deadline.
   template <typename Pred>
   void pump_until(Pred done) {
-    const auto deadline = std::chrono::steady_clock::now() + 30s;
-    while (!done()) {
-      if (std::chrono::steady_clock::now() > deadline) throw std::runtime_error("pump_until: timed out");
-      io.restart();
-      if (io.run_one_for(1ms) == 0) std::this_thread::sleep_for(50us);
-    }
+    nfsgw::test::pump_until(io, done);
   }
   /// Runs every handler that is ready (background work the layer started).
   void settle() {
@@ -109,7 +93,7 @@ class MetaCacheTest : public ::testing::Test {
   }
   template <typename T>
   T wait(std::future<T>& f) {
-    pump_until([&] { return f.wait_for(0s) == std::future_status::ready; });
+    nfsgw::test::pump_until_ready(io, f);
     settle();
     return f.get();
   }
