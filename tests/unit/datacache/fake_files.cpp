@@ -160,11 +160,8 @@ nfs3::WccData FakeFiles::wcc(const nfs3::Fattr& before, const nfs3::Fattr& after
 
 nfs3::AccessRes FakeFiles::do_access(const Credentials& c, const nfs3::AccessArgs& a) {
   nfs3::AccessRes res;
-  const Node* n = find(a.object);
-  if (n == nullptr) {
-    res.status = Status::Stale;
-    return res;
-  }
+  const Node* n = node_or_stale(a.object, res);
+  if (n == nullptr) return res;
   res.obj_attributes = n->attr;
   res.access = a.access;
   if (refused_.count(c.uid)) res.access &= ~nfs3::access::Read;
@@ -173,11 +170,8 @@ nfs3::AccessRes FakeFiles::do_access(const Credentials& c, const nfs3::AccessArg
 
 nfs3::ReadRes FakeFiles::do_read(const Credentials& c, const nfs3::ReadArgs& a) {
   nfs3::ReadRes res;
-  const Node* n = find(a.file);
-  if (n == nullptr) {
-    res.status = Status::Stale;
-    return res;
-  }
+  const Node* n = node_or_stale(a.file, res);
+  if (n == nullptr) return res;
   res.file_attributes = n->attr;
   if (newer_read_attrs_ > 0) {
     --newer_read_attrs_;
@@ -203,11 +197,8 @@ nfs3::ReadRes FakeFiles::do_read(const Credentials& c, const nfs3::ReadArgs& a) 
 
 nfs3::WriteRes FakeFiles::do_write(const nfs3::WriteArgs& a) {
   nfs3::WriteRes res;
-  Node* n = find(a.file);
-  if (n == nullptr) {
-    res.status = Status::Stale;
-    return res;
-  }
+  Node* n = node_or_stale(a.file, res);
+  if (n == nullptr) return res;
   const nfs3::Fattr before = n->attr;
   const std::size_t end = a.offset + a.data.size();
   changed(*n, std::max(n->data.size(), end));
@@ -221,11 +212,8 @@ nfs3::WriteRes FakeFiles::do_write(const nfs3::WriteArgs& a) {
 
 nfs3::SetattrRes FakeFiles::do_setattr(const nfs3::SetattrArgs& a) {
   nfs3::SetattrRes res;
-  Node* n = find(a.object);
-  if (n == nullptr) {
-    res.status = Status::Stale;
-    return res;
-  }
+  Node* n = node_or_stale(a.object, res);
+  if (n == nullptr) return res;
   const nfs3::Fattr before = n->attr;
   if (a.new_attributes.mode) n->attr.mode = *a.new_attributes.mode;
   changed(*n, a.new_attributes.size ? *a.new_attributes.size : n->data.size());

@@ -109,6 +109,13 @@ class FakeFiles final : public Nfs3Program {
 
   // With mu_ held.
   Node* find(const nfs3::FileHandle& fh);
+  /// The node of `fh`, or null with `res.status` set to STALE.
+  template <typename Res>
+  Node* node_or_stale(const nfs3::FileHandle& fh, Res& res) {
+    Node* n = find(fh);
+    if (n == nullptr) res.status = nfs3::Status::Stale;
+    return n;
+  }
   const Node* find(const nfs3::FileHandle& fh) const;
   nfs3::FileHandle add(nfs3::FileType type, std::string data, std::uint32_t mode);
   nfs3::Time tick() { return {++clock_, 0}; }
