@@ -76,6 +76,17 @@ class IndexedBlockStore final : public BlockStore {
 
   std::uint32_t block_bytes() const override { return o_.block_bytes; }
 
+  bool contains(const ObjectKey& file, const Stamp& stamp, std::uint64_t index) override {
+    return guarded([&] {
+      const std::string fkey = codec::file_key(file);
+      std::shared_lock lock(stripe(fkey));
+      auto f = get_file(fkey);
+      if (!f || !(f->stamp == stamp)) return false;
+      auto b = get_block(codec::block_key(fkey, index));
+      return b && b->file_id == f->id;
+    });
+  }
+
   std::optional<std::string> read(const ObjectKey& file, const Stamp& stamp,
                                   std::uint64_t index) override {
     return guarded([&]() -> std::optional<std::string> {

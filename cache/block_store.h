@@ -85,6 +85,10 @@ class BlockStore {
   /// (a miss). A hit refreshes the file's use time.
   virtual std::optional<std::string> read(const ObjectKey& file, const Stamp& stamp,
                                           std::uint64_t index) = 0;
+  /// Whether the index holds block `index` of `file` under `stamp`, without reading
+  /// or checking its bytes (read() may still find it corrupt): for read-ahead,
+  /// which only needs to know whether to fetch.
+  virtual bool contains(const ObjectKey& file, const Stamp& stamp, std::uint64_t index) = 0;
   /// Stores block `index` of `file`, fetched under `stamp` (1..block_bytes bytes;
   /// a short one must be the file's last). When the file is stored under another
   /// stamp, its blocks are dropped first and `stamp` becomes the file's. May evict.

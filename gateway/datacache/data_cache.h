@@ -129,6 +129,8 @@ class DataCache final : public Nfs3Program {
   Awaitable<void> read_ahead(CallContext ctx, nfs3::FileHandle fh, cache::Stamp stamp, std::uint64_t index);
 
   // The store, on the pool (data_cache_store.cpp). They throw cache::BlockStoreError.
+  /// Whether the store's index holds the block (no bytes read): for read-ahead.
+  Awaitable<bool> has_block(const nfs3::FileHandle& fh, const cache::Stamp& stamp, std::uint64_t index);
   Awaitable<std::optional<std::string>> stored_block(const nfs3::FileHandle& fh, const cache::Stamp& stamp,
                                                      std::uint64_t index);
   Awaitable<void> store_block(const nfs3::FileHandle& fh, const cache::Stamp& stamp, std::uint64_t index,

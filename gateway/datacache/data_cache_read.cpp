@@ -200,7 +200,9 @@ Awaitable<void> DataCache::read_ahead(CallContext ctx, nfs3::FileHandle fh, cach
     ~Slot() { in_flight.fetch_sub(1); }
   } slot{in_flight_};
   try {
-    auto look = stored_block(fh, stamp, index);
+    // Known to the index is enough here: the bytes are read (and checked) when a
+    // client asks for them.
+    auto look = has_block(fh, stamp, index);
     if (co_await std::move(look)) co_return;
     bool joined = false;
     auto fetch = block_from_origin(ctx, fh, stamp, index, &joined);

@@ -12,6 +12,11 @@ Awaitable<std::optional<std::string>> DataCache::stored_block(const nfs3::FileHa
   return on_pool(pool_, std::move(job));
 }
 
+Awaitable<bool> DataCache::has_block(const nfs3::FileHandle& fh, const cache::Stamp& stamp, std::uint64_t index) {
+  auto job = [this, k = key(fh), stamp, index] { return store_.contains(k, stamp, index); };
+  return on_pool(pool_, std::move(job));
+}
+
 Awaitable<void> DataCache::store_block(const nfs3::FileHandle& fh, const cache::Stamp& stamp, std::uint64_t index,
                                        std::shared_ptr<const std::string> bytes) {
   auto job = [this, k = key(fh), stamp, index, b = std::move(bytes)] { store_.write(k, stamp, index, *b); };

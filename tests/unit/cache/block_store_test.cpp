@@ -47,6 +47,21 @@ TEST_P(BlockStoreTest, RoundTripOfBlocks) {
   EXPECT_EQ(u.corrupt_dropped, 0u);
 }
 
+TEST_P(BlockStoreTest, ContainsAsksTheIndexOnly) {
+  const auto f = data_file(1, 1);
+  const auto st = data_stamp(2 * kBlock);
+  EXPECT_FALSE(store->contains(f, st, 0));
+  store->write(f, st, 0, pattern(kBlock, 0));
+  EXPECT_TRUE(store->contains(f, st, 0));
+  EXPECT_FALSE(store->contains(f, st, 1)) << "a block never written";
+  EXPECT_FALSE(store->contains(f, data_stamp(3 * kBlock), 0)) << "another version of the file";
+  EXPECT_FALSE(store->contains(data_file(1, 2), st, 0)) << "another file";
+  const auto u = store->usage();
+  EXPECT_EQ(u.read_hits + u.read_misses, 0u) << "contains() is not a read";
+  store->drop_file(f);
+  EXPECT_FALSE(store->contains(f, st, 0));
+}
+
 TEST_P(BlockStoreTest, RewritingABlockReplacesIt) {
   const auto f = data_file(1, 1);
   const auto st = data_stamp(kBlock);

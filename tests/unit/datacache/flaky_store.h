@@ -22,6 +22,10 @@ class FlakyStore final : public cache::BlockStore {
     check(fail_reads);
     return inner_->read(f, s, i);
   }
+  bool contains(const cache::ObjectKey& f, const cache::Stamp& s, std::uint64_t i) override {
+    check(fail_reads);
+    return inner_->contains(f, s, i);
+  }
   void write(const cache::ObjectKey& f, const cache::Stamp& s, std::uint64_t i, std::string_view d) override {
     check(fail_writes);
     inner_->write(f, s, i, d);
