@@ -99,7 +99,7 @@ class DataCache final : public Nfs3Program {
 
   const DataStats& stats() const { return stats_; }
   /// Read-ahead fetches started and not finished yet.
-  std::uint32_t fetches_in_flight() const { return in_flight_.load(); }
+  std::uint32_t fetches_in_flight() const { return in_flight_->load(); }
 
  private:
   /// One block as fetched from the origin, shared by every caller that missed it.
@@ -157,7 +157,10 @@ class DataCache final : public Nfs3Program {
   ReadAhead read_ahead_;
   SingleFlight<Fetched> flights_;
   std::atomic<std::uint32_t> rtmax_{0};  // 0 until FSINFO answered
-  std::atomic<std::uint32_t> in_flight_{0};
+  // Shared with the read-ahead coroutines: one whose frame is destroyed after this
+  // layer (at shutdown, with the io_context's unrun handlers) still counts down
+  // into live memory.
+  std::shared_ptr<std::atomic<std::uint32_t>> in_flight_ = std::make_shared<std::atomic<std::uint32_t>>(0);
   std::atomic<bool> store_error_logged_{false};
 };
 

@@ -184,20 +184,20 @@ void DataCache::start_read_ahead(const boost::asio::any_io_executor& ex, const C
                                  std::uint64_t end) {
   // Reserve what the export's limit allows, then give back what is not due.
   std::uint32_t slots = 0;
-  std::uint32_t now = in_flight_.load();
+  std::uint32_t now = in_flight_->load();
   do {
     slots = now >= settings_.max_fetches_in_flight ? 0 : settings_.max_fetches_in_flight - now;
-  } while (slots > 0 && !in_flight_.compare_exchange_weak(now, now + slots));
+  } while (slots > 0 && !in_flight_->compare_exchange_weak(now, now + slots));
   const BlockRange due = read_ahead_.on_read(fh, stamp, offset, end, slots);
-  in_flight_.fetch_sub(slots - static_cast<std::uint32_t>(due.size()));
+  in_flight_->fetch_sub(slots - static_cast<std::uint32_t>(due.size()));
   for (std::uint64_t index = due.first; index < due.end; ++index)
     boost::asio::co_spawn(ex, read_ahead(ctx, fh, stamp, index), boost::asio::detached);
 }
 
 Awaitable<void> DataCache::read_ahead(CallContext ctx, nfs3::FileHandle fh, cache::Stamp stamp, std::uint64_t index) {
   struct Slot {
-    std::atomic<std::uint32_t>& in_flight;
-    ~Slot() { in_flight.fetch_sub(1); }
+    std::shared_ptr<std::atomic<std::uint32_t>> in_flight;
+    ~Slot() { in_flight->fetch_sub(1); }
   } slot{in_flight_};
   try {
     // Known to the index is enough here: the bytes are read (and checked) when a
