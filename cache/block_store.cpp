@@ -436,6 +436,7 @@ class IndexedBlockStore final : public BlockStore {
 
   /// Sums the usage from the file records; removes data files no record names.
   void load() {
+    forget_other_block_size();
     std::unordered_set<std::uint64_t> ids;
     std::vector<std::string> undecodable;
     std::uint64_t max_id = 0;
@@ -453,6 +454,24 @@ class IndexedBlockStore final : public BlockStore {
     for (const auto& k : undecodable) drop_index_of(k);
     next_id_ = max_id + 1;
     files_->remove_unknown([&](std::uint64_t id) { return ids.contains(id); });
+  }
+
+  /// Blocks are addressed by index x block size: blocks stored under another
+  /// block_kb would be read at the wrong offsets (their CRC would catch that, but
+  /// only as a 32-bit check), so a change of block size drops them all.
+  void forget_other_block_size() {
+    static constexpr std::string_view kSizeKey = "data/block_bytes";  // default family
+    const std::string mine = std::to_string(o_.block_bytes);
+    std::string stored;
+    const auto found = kv_.get(KvStore::kDefault, kSizeKey, stored, KvStore::Tier::Any);
+    if (found == KvStore::Found::Yes && stored == mine) return;
+    KvStore::Batch b;
+    if (found == KvStore::Found::Yes) {
+      for (auto fam : {files_fam_, blocks_fam_, lru_fam_}) b.erase_range(fam, "", "");
+    }
+    b.put(KvStore::kDefault, kSizeKey, mine);
+    kv_.write(b, KvStore::Durability::Synced);
+    // With no file records left, load() removes every data file.
   }
 
   std::unique_ptr<KvStore> owned_;  // when the store opened its own index

@@ -223,6 +223,27 @@ TEST_P(BlockStoreTest, ReopenKeepsBlocksAndUsage) {
   EXPECT_EQ(store->read(data_file(1, 2), st, 0), pattern(kBlock, 3));
 }
 
+TEST_P(BlockStoreTest, AnotherBlockSizeAtReopenDropsWhatWasStored) {
+  if (!GetParam()) GTEST_SKIP() << "the memory store does not outlive itself";
+  const auto f = data_file(1, 1);
+  const auto st = data_stamp(4 * kBlock);
+  for (std::uint32_t i = 0; i < 4; ++i) store->write(f, st, i, pattern(kBlock, i));
+  reopen();  // the same size: kept (positive control)
+  ASSERT_EQ(store->usage().blocks, 4u);
+  store.reset();
+  BlockStoreOptions o;
+  o.block_bytes = 2 * kBlock;
+  o.disk_bytes = 1 << 20;
+  o.clock = &clock;
+  store = open_file_block_store(dir.path(), o);
+  const auto u = store->usage();
+  EXPECT_EQ(u.files, 0u);
+  EXPECT_EQ(u.blocks, 0u);
+  EXPECT_FALSE(store->read(f, st, 0)) << "a block of the old size was served";
+  store->write(f, st, 0, pattern(2 * kBlock, 9));
+  EXPECT_EQ(store->read(f, st, 0), pattern(2 * kBlock, 9));
+}
+
 INSTANTIATE_TEST_SUITE_P(Stores, BlockStoreTest, ::testing::Values(true, false),
                          [](const auto& info) { return info.param ? "Disk" : "Memory"; });
 
