@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -20,6 +21,11 @@ class BlockFiles {
   /// Reads up to `size` bytes; returns how many there were (fewer when the file
   /// or the bytes are missing). Throws BlockStoreError on an I/O error.
   virtual std::size_t read(std::uint64_t id, std::uint64_t offset, char* out, std::size_t size) = 0;
+  /// read() that never waits for the disk: only through a descriptor read() left
+  /// open, and only bytes already in the page cache. nullopt when it would have to
+  /// wait (then call read(), off the caller's thread). Never throws.
+  virtual std::optional<std::size_t> read_now(std::uint64_t id, std::uint64_t offset, char* out,
+                                              std::size_t size) = 0;
   /// Gives the space of a range back (best effort, never throws).
   virtual void punch(std::uint64_t id, std::uint64_t offset, std::uint64_t size) = 0;
   /// Removes a file (best effort, never throws).

@@ -76,6 +76,51 @@ class IndexedBlockStore final : public BlockStore {
 
   std::uint32_t block_bytes() const override { return o_.block_bytes; }
 
+  Now read_now(const ObjectKey& file, const Stamp& stamp, std::uint64_t index, std::string& out) override {
+    try {
+      const std::string fkey = codec::file_key(file);
+      std::shared_lock lock(stripe(fkey), std::try_to_lock);
+      if (!lock.owns_lock()) return Now::WouldWait;  // a writer holds the file
+      std::string v;
+      switch (kv_.get(files_fam_, fkey, v, KvStore::Tier::MemoryOnly)) {
+        case KvStore::Found::NotInMemory:
+          return Now::WouldWait;
+        case KvStore::Found::No:
+          ++misses_;
+          return Now::Miss;
+        case KvStore::Found::Yes:
+          break;
+      }
+      const auto f = codec::decode_file(v);
+      if (!f) return Now::WouldWait;
+      if (!(f->stamp == stamp)) {
+        ++misses_;
+        return Now::Miss;
+      }
+      // The pool path refreshes the use time that eviction goes by.
+      if (o_.clock->now_ms() - f->last_used >= o_.touch_interval_ms) return Now::WouldWait;
+      switch (kv_.get(blocks_fam_, codec::block_key(fkey, index), v, KvStore::Tier::MemoryOnly)) {
+        case KvStore::Found::NotInMemory:
+          return Now::WouldWait;
+        case KvStore::Found::No:
+          ++misses_;
+          return Now::Miss;
+        case KvStore::Found::Yes:
+          break;
+      }
+      const auto b = codec::decode_block(v);
+      if (!b || b->file_id != f->id || b->length == 0 || b->length > o_.block_bytes) return Now::WouldWait;
+      std::string data(b->length, '\0');
+      const auto n = files_->read_now(f->id, offset_of(index), data.data(), data.size());
+      if (!n || *n != data.size() || crc32c(data) != b->crc) return Now::WouldWait;
+      ++hits_;
+      out = std::move(data);
+      return Now::Hit;
+    } catch (const std::exception&) {
+      return Now::WouldWait;  // read() meets the same error and reports it
+    }
+  }
+
   bool contains(const ObjectKey& file, const Stamp& stamp, std::uint64_t index) override {
     return guarded([&] {
       const std::string fkey = codec::file_key(file);

@@ -85,6 +85,15 @@ class BlockStore {
   /// (a miss). A hit refreshes the file's use time.
   virtual std::optional<std::string> read(const ObjectKey& file, const Stamp& stamp,
                                           std::uint64_t index) = 0;
+  /// read() without waiting for the disk, for a caller that must not block (an
+  /// Asio thread): the index only from memory, the bytes only from the page cache
+  /// through a descriptor a read() left open, and the file's use time not due for
+  /// a refresh. Hit fills `out` (checked like read()); Miss: the index, in memory,
+  /// says there is no such block; WouldWait: call read() off the thread (a block
+  /// that fails its check also answers WouldWait: read() drops and counts it).
+  /// Never throws.
+  enum class Now { Hit, Miss, WouldWait };
+  virtual Now read_now(const ObjectKey& file, const Stamp& stamp, std::uint64_t index, std::string& out) = 0;
   /// Whether the index holds block `index` of `file` under `stamp`, without reading
   /// or checking its bytes (read() may still find it corrupt): for read-ahead,
   /// which only needs to know whether to fetch.

@@ -1,14 +1,20 @@
-// BlockFiles on a local file system: pwrite/pread on sparse files, opened per
-// call (a block is 64 KiB..16 MiB: an open is small next to its copy), holes
-// punched with fallocate.
+// BlockFiles on a local file system: pwrite/pread on sparse files, holes punched
+// with fallocate. Writes open their file per call; reads keep the descriptors of
+// the most recently read files open (shared, so one being closed by the cache
+// stays valid for a read in progress), which lets read_now() answer a page-cache
+// hit without an open() that could wait for the disk.
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <list>
+#include <mutex>
+#include <unordered_map>
 
 #include "cache/block_files.h"
 #include "cache/unique_fd.h"
@@ -53,18 +59,37 @@ class DiskBlockFiles final : public BlockFiles {
   }
 
   std::size_t read(std::uint64_t id, std::uint64_t offset, char* out, std::size_t size) override {
-    const std::string p = path(id);
-    int raw = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
-    if (raw < 0) {
-      if (errno == ENOENT) return 0;
-      fail("cannot open", p, errno);
+    std::shared_ptr<UniqueFd> fd = cached_fd(id);
+    if (!fd) {
+      const std::string p = path(id);
+      int raw = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
+      if (raw < 0) {
+        if (errno == ENOENT) return 0;
+        fail("cannot open", p, errno);
+      }
+      fd = keep_fd(id, std::make_shared<UniqueFd>(raw));
     }
-    UniqueFd fd(raw);
     std::size_t done = 0;
     while (done < size) {
-      ssize_t n = ::pread(fd.get(), out + done, size - done, static_cast<off_t>(offset + done));
+      ssize_t n = ::pread(fd->get(), out + done, size - done, static_cast<off_t>(offset + done));
       if (n < 0 && errno == EINTR) continue;
-      if (n < 0) fail("cannot read", p, errno);
+      if (n < 0) fail("cannot read", path(id), errno);
+      if (n == 0) break;
+      done += static_cast<std::size_t>(n);
+    }
+    return done;
+  }
+
+  std::optional<std::size_t> read_now(std::uint64_t id, std::uint64_t offset, char* out,
+                                      std::size_t size) override {
+    std::shared_ptr<UniqueFd> fd = cached_fd(id);
+    if (!fd) return std::nullopt;
+    std::size_t done = 0;
+    while (done < size) {
+      iovec v{out + done, size - done};
+      ssize_t n = ::preadv2(fd->get(), &v, 1, static_cast<off_t>(offset + done), RWF_NOWAIT);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return std::nullopt;  // EAGAIN: not (all) in the page cache; or an error read() reports
       if (n == 0) break;
       done += static_cast<std::size_t>(n);
     }
@@ -79,7 +104,10 @@ class DiskBlockFiles final : public BlockFiles {
                       static_cast<off_t>(size));
   }
 
-  void remove(std::uint64_t id) override { (void)::unlink(path(id).c_str()); }
+  void remove(std::uint64_t id) override {
+    forget_fd(id);
+    (void)::unlink(path(id).c_str());
+  }
 
   std::uint64_t remove_unknown(const std::function<bool(std::uint64_t)>& known) override {
     std::uint64_t removed = 0;
@@ -109,7 +137,39 @@ class DiskBlockFiles final : public BlockFiles {
     return subdir(id) + s;
   }
 
+  // The descriptors of recently read files, least recently used first out.
+  static constexpr std::size_t kOpenFiles = 256;
+  std::shared_ptr<UniqueFd> cached_fd(std::uint64_t id) {
+    std::lock_guard lock(fds_mu_);
+    auto it = fds_.find(id);
+    if (it == fds_.end()) return nullptr;
+    lru_.splice(lru_.begin(), lru_, it->second.second);
+    return it->second.first;
+  }
+  std::shared_ptr<UniqueFd> keep_fd(std::uint64_t id, std::shared_ptr<UniqueFd> fd) {
+    std::lock_guard lock(fds_mu_);
+    auto [it, inserted] = fds_.try_emplace(id);
+    if (!inserted) return it->second.first;  // another reader opened it meanwhile
+    lru_.push_front(id);
+    it->second = {std::move(fd), lru_.begin()};
+    while (fds_.size() > kOpenFiles) {
+      fds_.erase(lru_.back());
+      lru_.pop_back();
+    }
+    return it->second.first;
+  }
+  void forget_fd(std::uint64_t id) {
+    std::lock_guard lock(fds_mu_);
+    auto it = fds_.find(id);
+    if (it == fds_.end()) return;
+    lru_.erase(it->second.second);
+    fds_.erase(it);
+  }
+
   std::string dir_;
+  std::mutex fds_mu_;
+  std::list<std::uint64_t> lru_;
+  std::unordered_map<std::uint64_t, std::pair<std::shared_ptr<UniqueFd>, std::list<std::uint64_t>::iterator>> fds_;
 };
 
 }  // namespace

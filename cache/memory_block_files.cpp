@@ -15,6 +15,10 @@ class MemoryBlockFiles final : public BlockFiles {
     if (f.size() < offset + data.size()) f.resize(offset + data.size(), '\0');
     f.replace(offset, data.size(), data);
   }
+  std::optional<std::size_t> read_now(std::uint64_t id, std::uint64_t offset, char* out,
+                                      std::size_t size) override {
+    return read(id, offset, out, size);
+  }
   std::size_t read(std::uint64_t id, std::uint64_t offset, char* out, std::size_t size) override {
     std::lock_guard lock(mu_);
     auto it = files_.find(id);

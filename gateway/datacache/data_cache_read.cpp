@@ -87,8 +87,18 @@ Awaitable<std::optional<nfs3::ReadRes>> DataCache::read_cached(const CallContext
     const std::uint64_t start = index * block_bytes_;
     const std::uint64_t length = std::min<std::uint64_t>(block_bytes_, a.size - start);
     std::shared_ptr<const std::string> block;
-    auto look = stored_block(fh, stamp, index);
-    std::optional<std::string> hit = co_await std::move(look);
+    // A block whose index records are in memory and bytes in the page cache is
+    // read here, on this thread; anything that could wait for the disk goes to the
+    // pool.
+    std::optional<std::string> hit;
+    std::string now_bytes;
+    const auto now = store_.read_now(key(fh), stamp, index, now_bytes);
+    if (now == cache::BlockStore::Now::Hit) {
+      hit = std::move(now_bytes);
+    } else if (now == cache::BlockStore::Now::WouldWait) {
+      auto look = stored_block(fh, stamp, index);
+      hit = co_await std::move(look);
+    }
     if (hit && hit->size() != length) hit.reset();  // not the block this version has: fetch it
     if (hit) {
       block = std::make_shared<const std::string>(std::move(*hit));

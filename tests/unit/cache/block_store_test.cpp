@@ -62,6 +62,31 @@ TEST_P(BlockStoreTest, ContainsAsksTheIndexOnly) {
   EXPECT_FALSE(store->contains(f, st, 0));
 }
 
+TEST_P(BlockStoreTest, ReadNowAnswersFromMemoryOrSaysItWouldWait) {
+  const auto f = data_file(1, 1);
+  const auto st = data_stamp(kBlock + 10);
+  store->write(f, st, 0, pattern(kBlock, 4));
+  store->write(f, st, 1, pattern(10, 5));
+  std::string out;
+  if (GetParam()) {
+    // No descriptor of the file is open yet: an open() could wait for the disk.
+    EXPECT_EQ(store->read_now(f, st, 0, out), BlockStore::Now::WouldWait);
+    ASSERT_EQ(store->read(f, st, 0), pattern(kBlock, 4));  // opens it
+  }
+  ASSERT_EQ(store->read_now(f, st, 0, out), BlockStore::Now::Hit);
+  EXPECT_EQ(out, pattern(kBlock, 4));
+  ASSERT_EQ(store->read_now(f, st, 1, out), BlockStore::Now::Hit);
+  EXPECT_EQ(out, pattern(10, 5)) << "the short last block keeps its length";
+  EXPECT_EQ(store->read_now(f, st, 2, out), BlockStore::Now::Miss);
+  EXPECT_EQ(store->read_now(f, data_stamp(kBlock + 11), 0, out), BlockStore::Now::Miss) << "another version";
+  EXPECT_EQ(store->read_now(data_file(1, 2), st, 0, out), BlockStore::Now::Miss);
+  // A use time due for its refresh goes through read(), which writes it.
+  clock.advance(BlockStoreOptions{}.touch_interval_ms);
+  EXPECT_EQ(store->read_now(f, st, 0, out), BlockStore::Now::WouldWait);
+  ASSERT_EQ(store->read(f, st, 0), pattern(kBlock, 4));
+  EXPECT_EQ(store->read_now(f, st, 0, out), BlockStore::Now::Hit);
+}
+
 TEST_P(BlockStoreTest, RewritingABlockReplacesIt) {
   const auto f = data_file(1, 1);
   const auto st = data_stamp(kBlock);
