@@ -82,15 +82,7 @@ class IndexedBlockStore final : public BlockStore {
       std::shared_lock lock(stripe(fkey), std::try_to_lock);
       if (!lock.owns_lock()) return Now::WouldWait;  // a writer holds the file
       std::string v;
-      switch (kv_.get(files_fam_, fkey, v, KvStore::Tier::MemoryOnly)) {
-        case KvStore::Found::NotInMemory:
-          return Now::WouldWait;
-        case KvStore::Found::No:
-          ++misses_;
-          return Now::Miss;
-        case KvStore::Found::Yes:
-          break;
-      }
+      if (const auto answer = from_memory(files_fam_, fkey, v)) return *answer;
       const auto f = codec::decode_file(v);
       if (!f) return Now::WouldWait;
       if (!(f->stamp == stamp)) {
@@ -99,15 +91,7 @@ class IndexedBlockStore final : public BlockStore {
       }
       // The pool path refreshes the use time that eviction goes by.
       if (o_.clock->now_ms() - f->last_used >= o_.touch_interval_ms) return Now::WouldWait;
-      switch (kv_.get(blocks_fam_, codec::block_key(fkey, index), v, KvStore::Tier::MemoryOnly)) {
-        case KvStore::Found::NotInMemory:
-          return Now::WouldWait;
-        case KvStore::Found::No:
-          ++misses_;
-          return Now::Miss;
-        case KvStore::Found::Yes:
-          break;
-      }
+      if (const auto answer = from_memory(blocks_fam_, codec::block_key(fkey, index), v)) return *answer;
       const auto b = codec::decode_block(v);
       if (!b || b->file_id != f->id || b->length == 0 || b->length > o_.block_bytes) return Now::WouldWait;
       std::string data(b->length, '\0');
@@ -119,6 +103,21 @@ class IndexedBlockStore final : public BlockStore {
     } catch (const std::exception&) {
       return Now::WouldWait;  // read() meets the same error and reports it
     }
+  }
+
+  /// An index record for read_now, from memory only: nullopt when found (in `v`),
+  /// else read_now's answer (Miss: the index says there is none).
+  std::optional<Now> from_memory(KvStore::Family fam, std::string_view key, std::string& v) {
+    switch (kv_.get(fam, key, v, KvStore::Tier::MemoryOnly)) {
+      case KvStore::Found::Yes:
+        return std::nullopt;
+      case KvStore::Found::No:
+        ++misses_;
+        return Now::Miss;
+      case KvStore::Found::NotInMemory:
+        break;
+    }
+    return Now::WouldWait;
   }
 
   bool contains(const ObjectKey& file, const Stamp& stamp, std::uint64_t index) override {
