@@ -34,12 +34,14 @@
 #include <map>
 #include <mutex>
 #include <thread>
+#include <type_traits>
 #include <unordered_map>
 
 #include "cache/disk_budget.h"
 #include "cache/disk_pool.h"
 #include "cache/lru_shards.h"
 #include "cache/metadata_codec.h"
+#include "cache/peek_memo.h"
 
 namespace nfsgw::cache {
 namespace {
@@ -56,6 +58,14 @@ template <> struct KindOf<ListingRecord> { static constexpr Kind value = kListin
 template <> struct KindOf<LinkRecord> { static constexpr Kind value = kLink; };
 template <> struct KindOf<AccessRecord> { static constexpr Kind value = kAccess; };
 template <> struct KindOf<FsRecord> { static constexpr Kind value = kFs; };
+
+/// The small records a hit reads on every call, kept in the per-thread memo
+/// (peek_memo.h); listings, links and FS records are neither small nor hot enough.
+template <typename R>
+constexpr bool kMemoized = std::is_same_v<R, AttrRecord> || std::is_same_v<R, LookupRecord> ||
+                           std::is_same_v<R, AccessRecord>;
+
+std::atomic<std::uint64_t> next_store_instance{1};
 
 // Approximate heap bytes of an entry: list and hash nodes, shared_ptr control
 // block, the key, and the record with what it owns.
@@ -112,7 +122,9 @@ struct Shard {
   std::mutex mu;
   LruShard lru;
   std::unordered_map<std::string, Pending, SvHash, std::equal_to<>> overlay;
-  std::uint64_t writes = 0;  // bumped by every change of the shard's records
+  /// Bumped (under `mu`) by every change of the shard's records; read without the
+  /// lock by the per-thread memo.
+  std::atomic<std::uint64_t> writes{0};
 };
 
 struct RangeTombstone {
@@ -173,9 +185,8 @@ struct MetadataStore::Impl {
     return ms <= 0 ? 0 : static_cast<std::uint32_t>(std::min<Millis>(ms / 1000, UINT32_MAX));
   }
 
-  Shard& shard_of(std::string_view memory_key) {
-    return *shards[SvHash{}(memory_key) % shards.size()];
-  }
+  Shard& shard_of(std::string_view memory_key) { return shard_at(SvHash{}(memory_key)); }
+  Shard& shard_at(std::size_t hash) { return *shards[hash % shards.size()]; }
 
   /// The seq of the newest pending range erase covering `memory_key`, 0 if none.
   std::uint64_t range_seq(std::string_view memory_key) {
@@ -296,14 +307,28 @@ struct MetadataStore::Impl {
     buf.clear();
     buf.push_back(static_cast<char>(kind));
     codec::append_key(buf, key);
-    Shard& sh = shard_of(buf);
+    const std::size_t hash = SvHash{}(buf);
+    Shard& sh = shard_at(hash);
+    PeekMemo::Slot* memo = nullptr;
+    if constexpr (kMemoized<R>) {
+      if (options.thread_memo) {
+        memo = &PeekMemo::slot(hash);
+        if (PeekMemo::usable(*memo, instance, hash, buf, sh.writes.load(std::memory_order_acquire)))
+          return {Where::Memory, std::static_pointer_cast<const R>(memo->value)};
+      }
+    }
     std::string error;
     {
       std::lock_guard lock(sh.mu);
       std::shared_ptr<const void> v;
       switch (known(sh, buf, v, true)) {
-        case Known::Value:
-          return {Where::Memory, std::static_pointer_cast<const R>(std::move(v))};
+        case Known::Value: {
+          auto r = std::static_pointer_cast<const R>(std::move(v));
+          if (memo != nullptr)
+            PeekMemo::fill(*memo, instance, hash, buf, sh.writes.load(std::memory_order_relaxed),
+                           std::make_shared<const R>(*r));
+          return {Where::Memory, std::move(r)};
+        }
         case Known::Absent:
           return {};
         case Known::Unknown:
@@ -671,6 +696,7 @@ struct MetadataStore::Impl {
 
   KvStore& kv;
   MetadataStoreOptions options;
+  const std::uint64_t instance = next_store_instance.fetch_add(1);  // tags memo slots
   KvStore::Family families[kKindCount]{};
   std::vector<std::unique_ptr<Shard>> shards;
 

@@ -49,6 +49,9 @@ struct MetadataStoreOptions {
   std::uint64_t disk_bytes = 1ull << 30;   // records on disk (metadata_max_gb)
   unsigned disk_threads = 2;               // the pool for load()
   unsigned shards = 16;
+  /// Serve hot attribute, lookup and ACCESS records from a per-thread copy while
+  /// their shard is unchanged (peek_memo.h).
+  bool thread_memo = true;
   const Clock* clock = &wall_clock();      // for least-recently-used times
 };
 

@@ -1,8 +1,11 @@
-// KeyedHmac: the per-thread keyed contexts give exactly HMAC-SHA256 (RFC 4231),
-// whatever the order of keys and threads that use them.
+// KeyedHmac: the precomputed inner and outer states give exactly HMAC-SHA256
+// (RFC 4231, and OpenSSL's own HMAC()), whatever the key's length, the data's
+// length, the order of keys and the threads that use them.
 #include "cache/keyed_hmac.h"
 
 #include <gtest/gtest.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
 
 #include <cstdio>
 #include <string>
@@ -41,6 +44,32 @@ TEST(KeyedHmac, MatchesRfc4231) {
   EXPECT_EQ(hex(hmac_sha256(bytes(key), kHiThere.data(), kHiThere.size())), kHiThereMac);
 }
 
+TEST(KeyedHmac, AKeyLongerThanABlockIsHashedFirst) {
+  // RFC 4231, test case 6: key 0xaa x 131.
+  const std::string key(131, '\xaa');
+  const std::string data = "Test Using Larger Than Block-Size Key - Hash Key First";
+  EXPECT_EQ(hex(hmac_sha256(bytes(key), data.data(), data.size())),
+            "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54");
+}
+
+TEST(KeyedHmac, AgreesWithOpenSslForEveryKeyAndDataLength) {
+  std::string data;
+  for (int i = 0; i < 200; ++i) data.push_back(static_cast<char>(i * 7 + 1));
+  for (std::size_t key_len : {0u, 1u, 31u, 32u, 63u, 64u, 65u, 128u}) {
+    const std::string key(key_len, '\x5a');
+    KeyedHmac mac(bytes(key));
+    for (std::size_t n = 0; n <= data.size(); n += (n < 70 ? 1 : 13)) {
+      KeyedHmac::Digest want{};
+      unsigned int len = 0;
+      ASSERT_NE(HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
+                     reinterpret_cast<const unsigned char*>(data.data()), n, want.data(), &len),
+                nullptr);
+      ASSERT_EQ(len, want.size());
+      ASSERT_EQ(hex(mac(data.data(), n)), hex(want)) << "key " << key_len << " bytes, data " << n;
+    }
+  }
+}
+
 TEST(KeyedHmac, RepeatedAndInterleavedKeysGiveTheSameAnswers) {
   KeyedHmac jefe(bytes(kJefe));
   KeyedHmac other(bytes(std::string(20, '\x0b')));
@@ -48,7 +77,7 @@ TEST(KeyedHmac, RepeatedAndInterleavedKeysGiveTheSameAnswers) {
     EXPECT_EQ(hex(jefe(kWhat.data(), kWhat.size())), kJefeMac);
     EXPECT_EQ(hex(other(kHiThere.data(), kHiThere.size())), kHiThereMac);
   }
-  // A second key's context on this thread does not leak into the first's.
+  // One key's state does not leak into the other's.
   EXPECT_NE(hex(other(kWhat.data(), kWhat.size())), kJefeMac);
 }
 

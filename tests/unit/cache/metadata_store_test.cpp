@@ -79,8 +79,10 @@ TEST(MetadataStore, PutPeekEraseUpdate) {
   auto p = s.peek<AttrRecord>(o);
   ASSERT_EQ(p.where, Where::Memory);
   EXPECT_EQ(p.value->attr, attr_record(5).attr);
-  // A hit hands out the same object, not a copy.
-  EXPECT_EQ(s.peek<AttrRecord>(o).value.get(), p.value.get());
+  // A listing hit hands out the same object, not a copy (small records may come
+  // from this thread's memo copy instead: MetadataStoreMemo below).
+  s.put<ListingRecord>(object(3), ListingRecord{1, {{listing_cookie("a"), 1, "a", origin(20, 1)}}});
+  EXPECT_EQ(s.peek<ListingRecord>(object(3)).value.get(), s.peek<ListingRecord>(object(3)).value.get());
 
   // Kinds are separate: the object has no listing.
   EXPECT_EQ(s.peek<ListingRecord>(o).where, Where::Absent);
@@ -607,4 +609,95 @@ TEST(MetadataStore, ConcurrentUpdatesAreAtomic) {
   EXPECT_EQ(s.peek<AttrRecord>(object(0, 99)).value->seq, static_cast<std::uint64_t>(kThreads * kEach));
   s.flush();
   EXPECT_EQ(s.get<AttrRecord>(object(0, 99))->seq, static_cast<std::uint64_t>(kThreads * kEach));
+}
+
+// ---- the per-thread memo (peek_memo.h) ------------------------------------------
+
+TEST(MetadataStoreMemo, RepeatedReadIsServedFromThisThreadsCopy) {
+  auto kv = make_memory_store(metadata_families());
+  const auto o = object(7);
+  for (bool memo : {true, false}) {
+    auto opts = small_options();
+    opts.thread_memo = memo;
+    MetadataStore s(*kv, opts);
+    s.put<AttrRecord>(o, attr_record(3));
+    auto first = s.peek<AttrRecord>(o);   // from the shard, fills the memo
+    auto second = s.peek<AttrRecord>(o);  // from the memo: this thread's copy
+    ASSERT_EQ(second.where, Where::Memory);
+    EXPECT_EQ(second.value->attr, attr_record(3).attr);
+    if (memo) {
+      EXPECT_NE(first.value.get(), second.value.get()) << "the memo should have served a copy";
+    } else {
+      EXPECT_EQ(first.value.get(), second.value.get()) << "without the memo, the shard's record";
+    }
+  }
+}
+
+TEST(MetadataStoreMemo, EveryKindOfChangeIsSeenAtOnce) {
+  auto kv = make_memory_store(metadata_families());
+  auto opts = small_options();
+  opts.shards = 1;  // every key in the shard the memo watches
+  MetadataStore s(*kv, opts);
+  const auto o = object(1), other = object(2);
+  auto read_twice = [&](const ObjectKey& k) {
+    s.peek<AttrRecord>(k);
+    return s.peek<AttrRecord>(k);  // the memo's answer, when it has one
+  };
+
+  s.put<AttrRecord>(o, attr_record(1));
+  EXPECT_EQ(read_twice(o).value->seq, 1u);
+  s.put<AttrRecord>(o, attr_record(2));
+  EXPECT_EQ(read_twice(o).value->seq, 2u);
+
+  s.update<AttrRecord>(o, [](const AttrRecord* cur) {
+    AttrRecord next = *cur;
+    next.seq = 3;
+    return std::optional<AttrRecord>(next);
+  });
+  EXPECT_EQ(read_twice(o).value->seq, 3u);
+
+  s.erase<AttrRecord>(o);
+  EXPECT_EQ(s.peek<AttrRecord>(o).where, Where::Absent);
+
+  s.put<AttrRecord>(o, attr_record(4));
+  EXPECT_EQ(read_twice(o).value->seq, 4u);
+  s.erase_object(o);
+  EXPECT_EQ(s.peek<AttrRecord>(o).where, Where::Absent);
+
+  s.put<AttrRecord>(other, attr_record(5));
+  EXPECT_EQ(read_twice(other).value->seq, 5u);
+  s.erase_export(1);
+  EXPECT_EQ(s.peek<AttrRecord>(other).where, Where::Absent);
+
+  // Lookups and ACCESS answers go through the memo too.
+  const NameKey name{o, "a.php"};
+  s.put<LookupRecord>(name, positive(1));
+  s.peek<LookupRecord>(name);
+  s.put<LookupRecord>(name, LookupRecord{false, {}, 1, kNever});
+  EXPECT_FALSE(s.peek<LookupRecord>(name).value->exists);
+}
+
+TEST(MetadataStoreMemo, ChangesMadeByAnotherThreadAreSeen) {
+  auto kv = make_memory_store(metadata_families());
+  MetadataStore s(*kv, small_options());
+  const auto o = object(9);
+  constexpr std::uint32_t kRounds = 500;
+  s.put<AttrRecord>(o, attr_record(0));
+  std::atomic<std::uint32_t> published{0};
+  std::atomic<int> stale{0};
+  std::thread reader([&] {
+    for (;;) {
+      const auto seen_before = published.load(std::memory_order_acquire);
+      auto p = s.peek<AttrRecord>(o);
+      // Whatever was published before the read must be visible in it.
+      if (p.where != Where::Memory || p.value->seq < seen_before) ++stale;
+      if (seen_before == kRounds) break;
+    }
+  });
+  for (std::uint32_t i = 1; i <= kRounds; ++i) {
+    s.put<AttrRecord>(o, attr_record(i));
+    published.store(i, std::memory_order_release);
+  }
+  reader.join();
+  EXPECT_EQ(stale, 0);
 }

@@ -1,0 +1,69 @@
+// A small per-thread memo of the metadata store's recent small reads.
+//
+// A cached LOOKUP reads four records (the folder's attributes, the name, the
+// caller's ACCESS answer, the child's attributes), and the folder's two are read by
+// every LOOKUP in that folder, from every thread. Through the shared memory layer
+// each read takes the shard's mutex, moves the entry in its LRU list and bumps the
+// record's reference count: writes to cache lines the other core writes too, so the
+// hottest records cost the most. The memo keeps, per thread, its own copy of a
+// record it read, with the shard's change counter at that moment: while the counter
+// is unchanged nothing in the shard changed (every put, update, erase, range erase
+// and swept record bumps it), so the copy is still what the store holds, and it is
+// served without a lock or a shared write. Every `kUsesBeforeRefresh`th use goes
+// through the memory layer again, so that its LRU order and the disk's last-used
+// times still see the record as hot.
+//
+// Not thread-safe by design: one table per thread (thread_local), slots tagged with
+// the store instance they came from, so stores (tests make many) never mix.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace nfsgw::cache {
+
+class PeekMemo {
+ public:
+  static constexpr std::size_t kSlots = 2048;  // direct-mapped, per thread
+  static constexpr std::uint32_t kUsesBeforeRefresh = 64;
+
+  struct Slot {
+    std::uint64_t store = 0;   // 0: empty
+    std::size_t hash = 0;
+    std::uint64_t writes = 0;  // the shard's change counter when filled
+    std::uint32_t uses = 0;
+    std::string key;
+    std::shared_ptr<const void> value;  // this thread's own copy of the record
+  };
+
+  /// This thread's slot for `hash`.
+  static Slot& slot(std::size_t hash) {
+    thread_local std::unique_ptr<std::array<Slot, kSlots>> table;
+    if (!table) table = std::make_unique<std::array<Slot, kSlots>>();
+    return (*table)[(hash ^ (hash >> 29)) % kSlots];
+  }
+
+  /// True when `s` holds `key` of `store`, filled at change count `writes`, and it
+  /// is not yet time to refresh: then `s.value` may be served.
+  static bool usable(Slot& s, std::uint64_t store, std::size_t hash, std::string_view key,
+                     std::uint64_t writes) {
+    if (s.store != store || s.hash != hash || s.writes != writes || s.key != key) return false;
+    return ++s.uses < kUsesBeforeRefresh;
+  }
+
+  static void fill(Slot& s, std::uint64_t store, std::size_t hash, std::string_view key, std::uint64_t writes,
+                   std::shared_ptr<const void> copy) {
+    s.store = store;
+    s.hash = hash;
+    s.writes = writes;
+    s.uses = 0;
+    s.key.assign(key);
+    s.value = std::move(copy);
+  }
+};
+
+}  // namespace nfsgw::cache
