@@ -63,20 +63,12 @@ void append_key(std::string& out, const CredKey& k) {
   Out o(out);
   o.u32(k.uid);
   o.u32(k.gid);
-  // AUTH_SYS carries at most 16 groups: sort a small copy on the stack when it fits.
-  std::uint32_t small[16];
-  std::vector<std::uint32_t> big;
-  std::uint32_t* g = small;
-  if (k.gids.size() > std::size(small)) {
-    big = k.gids;
-    g = big.data();
-  } else {
-    std::copy(k.gids.begin(), k.gids.end(), small);
-  }
-  std::uint32_t* end = g + k.gids.size();
-  std::sort(g, end);
-  end = std::unique(g, end);
-  for (auto* p = g; p != end; ++p) o.u32(*p);
+  // Sorted and without repeats, so that the order a client lists its groups in
+  // does not matter; a copy (inline, at most 16), the caller's stays as it is.
+  AuthGroups g = k.gids;
+  std::sort(g.begin(), g.end());
+  const auto end = std::unique(g.begin(), g.end());
+  for (auto p = g.begin(); p != end; ++p) o.u32(*p);
 }
 
 void append_key(std::string& out, const FsKey& k) {

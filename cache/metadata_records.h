@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "cache/clock.h"
+#include "protocol/auth_groups.h"
 #include "protocol/nfs3_types.h"
 
 namespace nfsgw::cache {
@@ -56,7 +57,7 @@ struct CredKey {
   ObjectKey object;
   std::uint32_t uid = 0;
   std::uint32_t gid = 0;
-  std::vector<std::uint32_t> gids;  // as sent; the codec sorts a copy for the key
+  AuthGroups gids;  // as sent; the codec sorts a copy for the key
   friend bool operator==(const CredKey&, const CredKey&) = default;
 };
 

@@ -114,29 +114,50 @@ Cidr Cidr::parse(const std::string& s) {
   return c;
 }
 
-bool Cidr::contains(const std::string& address) const {
-  std::string text = address;
+namespace {
+
+/// A client's textual address as contains_parsed() wants it; false when it is not
+/// an address (such a client is inside no network).
+bool parse_client(const std::string& address, Address& out) {
   // Link-local addresses may arrive with a scope id ("fe80::1%eth0"): the address
   // part is what the networks are written in.
-  if (auto pct = text.find('%'); pct != std::string::npos) text.resize(pct);
-  Address a;
-  if (!parse_address(text, a)) return false;
-  if (!v6 && a.v6) return false;
+  if (auto pct = address.find('%'); pct != std::string::npos) return parse_address(address.substr(0, pct), out);
+  return parse_address(address, out);
+}
+
+bool contains_parsed(const Cidr& c, const Address& a) {
+  if (!c.v6 && a.v6) return false;
   std::array<std::uint8_t, 16> candidate = a.bytes;
-  if (v6 && !a.v6) {
+  if (c.v6 && !a.v6) {
     // An IPv4 client seen against an IPv6 network: compare its mapped form, so
     // that "::/0" and "::ffff:0:0/96" include IPv4 clients as they should.
     candidate = {};
     std::copy_n(kMappedPrefix, sizeof kMappedPrefix, candidate.begin());
     std::copy_n(a.bytes.begin(), 4, candidate.begin() + 12);
   }
-  mask(candidate, prefix);
-  return candidate == addr;
+  mask(candidate, c.prefix);
+  return candidate == c.addr;
+}
+
+}  // namespace
+
+bool Cidr::contains(const std::string& address) const {
+  Address a;
+  return parse_client(address, a) && contains_parsed(*this, a);
 }
 
 bool ExportConfig::allows(const std::string& address) const {
-  return std::any_of(clients.begin(), clients.end(),
-                     [&](const Cidr& c) { return c.contains(address); });
+  // Asked for every call, and the same few clients ask again and again: the last
+  // address this thread parsed is kept with its parsed form.
+  thread_local std::string last_text;
+  thread_local Address last;
+  thread_local bool last_ok = false;
+  if (address.empty() || address != last_text) {
+    last_ok = parse_client(address, last);
+    last_text = address;
+  }
+  return last_ok && std::any_of(clients.begin(), clients.end(),
+                                [&](const Cidr& c) { return contains_parsed(c, last); });
 }
 
 }  // namespace nfsgw::config

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "protocol/auth_groups.h"
+
 namespace nfsgw {
 
 /// AUTH_SYS credentials after the export's squash rule (AUTH_NONE callers arrive
@@ -12,7 +14,7 @@ namespace nfsgw {
 struct Credentials {
   std::uint32_t uid = 65534;
   std::uint32_t gid = 65534;
-  std::vector<std::uint32_t> gids;
+  AuthGroups gids;
   std::string machine_name;
   /// The caller sent AUTH_NONE: the export's anonymous ids apply whatever its squash.
   bool auth_none = false;

@@ -173,6 +173,46 @@ Awaitable<nfs3::LookupRes> HandleTranslator::lookup(const CallContext& ctx,
   co_return res;
 }
 
+// ---- answers without waiting (nfs3_program.h) -----------------------------------
+// The same steps as the coroutines, for a layer below that can answer at once. An
+// export whose root is not known yet waits for it: the coroutine's work.
+
+std::optional<nfs3::GetattrRes> HandleTranslator::getattr_now(const CallContext& ctx,
+                                                              const nfs3::GetattrArgs& a) {
+  nfs3::GetattrArgs args = a;
+  Scope scope;
+  const Status s = enter(ctx, args.object, scope);
+  if (scope.root_pending) return std::nullopt;
+  if (s != Status::Ok) return failure<nfs3::GetattrRes>(s);
+  return scope.route->e.downstream->getattr_now(scope.ctx, args);
+}
+
+std::optional<nfs3::LookupRes> HandleTranslator::lookup_now(const CallContext& ctx,
+                                                            const nfs3::LookupArgs& a) {
+  nfs3::LookupArgs args = a;
+  Scope scope;
+  const Status s = enter(ctx, args.what.dir, scope);
+  if (scope.root_pending) return std::nullopt;
+  if (s != Status::Ok) return failure<nfs3::LookupRes>(s);
+  if (scope.at_root && args.what.name == "..") args.what.name = ".";
+  auto res = scope.route->e.downstream->lookup_now(scope.ctx, args);
+  if (res && res->status == Status::Ok) res->object = outward(scope, res->object);
+  return res;
+}
+
+std::optional<nfs3::AccessRes> HandleTranslator::access_now(const CallContext& ctx,
+                                                            const nfs3::AccessArgs& a) {
+  nfs3::AccessArgs args = a;
+  Scope scope;
+  const Status s = enter(ctx, args.object, scope);
+  if (scope.root_pending) return std::nullopt;
+  if (s != Status::Ok) return failure<nfs3::AccessRes>(s);
+  auto res = scope.route->e.downstream->access_now(scope.ctx, args);
+  if (res && scope.route->e.config->access == config::Access::ReadOnly)
+    res->access &= ~(nfs3::access::Modify | nfs3::access::Extend | nfs3::access::Delete);
+  return res;
+}
+
 Awaitable<nfs3::AccessRes> HandleTranslator::access(const CallContext& ctx,
                                                     nfs3::AccessArgs a) {
   nfs3::AccessArgs args = std::move(a);

@@ -58,6 +58,10 @@ class HandleTranslator final : public Nfs3Program {
   Awaitable<nfs3::PathconfRes> pathconf(const CallContext&, nfs3::PathconfArgs) override;
   Awaitable<nfs3::CommitRes> commit(const CallContext&, nfs3::CommitArgs) override;
 
+  std::optional<nfs3::GetattrRes> getattr_now(const CallContext& ctx, const nfs3::GetattrArgs& args) override;
+  std::optional<nfs3::LookupRes> lookup_now(const CallContext& ctx, const nfs3::LookupArgs& args) override;
+  std::optional<nfs3::AccessRes> access_now(const CallContext& ctx, const nfs3::AccessArgs& args) override;
+
  private:
   struct Route;
   /// A call admitted into one export: its route and the credentials to send upstream.

@@ -10,7 +10,16 @@
 // Arguments are taken by value: each layer owns its copy and moves it on, so a
 // WRITE's payload is not copied between layers. `ctx` is a reference the
 // coroutine keeps until it completes, so callers co_await the call at once.
+//
+// Answers without waiting: the calls a warm cache answers most (GETATTR, LOOKUP,
+// ACCESS) also have a plain function, `*_now`, that answers at once when nothing
+// has to be waited for (every record in memory) and gives nullopt otherwise. The
+// dispatcher tries it first: a hit then costs no coroutine frame at all. Its answer
+// must be the one the coroutine would give; a layer that cannot tell says nullopt
+// (the default), and the call takes the coroutine path as before.
 #pragma once
+
+#include <optional>
 
 #include "gateway/awaitable.h"
 #include "gateway/call_context.h"
@@ -44,6 +53,16 @@ class Nfs3Program {
   virtual Awaitable<nfs3::FsinfoRes> fsinfo(const CallContext& ctx, nfs3::FsinfoArgs args) = 0;
   virtual Awaitable<nfs3::PathconfRes> pathconf(const CallContext& ctx, nfs3::PathconfArgs args) = 0;
   virtual Awaitable<nfs3::CommitRes> commit(const CallContext& ctx, nfs3::CommitArgs args) = 0;
+
+  virtual std::optional<nfs3::GetattrRes> getattr_now(const CallContext&, const nfs3::GetattrArgs&) {
+    return std::nullopt;
+  }
+  virtual std::optional<nfs3::LookupRes> lookup_now(const CallContext&, const nfs3::LookupArgs&) {
+    return std::nullopt;
+  }
+  virtual std::optional<nfs3::AccessRes> access_now(const CallContext&, const nfs3::AccessArgs&) {
+    return std::nullopt;
+  }
 };
 
 }  // namespace nfsgw

@@ -57,6 +57,15 @@ Awaitable<nfs3::GetattrRes> DataCache::getattr(const CallContext& ctx, nfs3::Get
 Awaitable<nfs3::LookupRes> DataCache::lookup(const CallContext& ctx, nfs3::LookupArgs args) {
   return next_.lookup(ctx, std::move(args));
 }
+std::optional<nfs3::GetattrRes> DataCache::getattr_now(const CallContext& ctx, const nfs3::GetattrArgs& args) {
+  return next_.getattr_now(ctx, args);
+}
+std::optional<nfs3::LookupRes> DataCache::lookup_now(const CallContext& ctx, const nfs3::LookupArgs& args) {
+  return next_.lookup_now(ctx, args);
+}
+std::optional<nfs3::AccessRes> DataCache::access_now(const CallContext& ctx, const nfs3::AccessArgs& args) {
+  return next_.access_now(ctx, args);
+}
 Awaitable<nfs3::AccessRes> DataCache::access(const CallContext& ctx, nfs3::AccessArgs args) {
   return next_.access(ctx, std::move(args));
 }

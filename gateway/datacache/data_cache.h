@@ -91,6 +91,10 @@ class DataCache final : public Nfs3Program {
   Awaitable<nfs3::PathconfRes> pathconf(const CallContext& ctx, nfs3::PathconfArgs args) override;
   Awaitable<nfs3::CommitRes> commit(const CallContext& ctx, nfs3::CommitArgs args) override;
 
+  std::optional<nfs3::GetattrRes> getattr_now(const CallContext& ctx, const nfs3::GetattrArgs& args) override;
+  std::optional<nfs3::LookupRes> lookup_now(const CallContext& ctx, const nfs3::LookupArgs& args) override;
+  std::optional<nfs3::AccessRes> access_now(const CallContext& ctx, const nfs3::AccessArgs& args) override;
+
   /// `nfsgw invalidate`: drops the blocks of one file (by ORIGIN handle) / of the
   /// whole export. Fire and forget: queued on the pool, done shortly after the
   /// return; a store error is logged and counted.

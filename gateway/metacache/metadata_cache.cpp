@@ -85,6 +85,16 @@ Awaitable<MetadataCache::Fresh> MetadataCache::fresh_attr(const CallContext& ctx
   co_return co_await origin_getattr(ctx, fh, for_proc);
 }
 
+std::optional<nfs3::GetattrRes> MetadataCache::getattr_now(const CallContext&, const nfs3::GetattrArgs& args) {
+  Fresh f = fresh_in_memory(args.object, windows_.strict());
+  if (!f.attr) return std::nullopt;
+  count(Proc::Getattr, ExportCounters::Calls);
+  count(Proc::Getattr, ExportCounters::Hits);
+  nfs3::GetattrRes res;
+  res.attributes = f.attr->attr;
+  return res;
+}
+
 Awaitable<nfs3::GetattrRes> MetadataCache::getattr(const CallContext& ctx, nfs3::GetattrArgs args) {
   count(Proc::Getattr, ExportCounters::Calls);
   Fresh f = fresh_in_memory(args.object, windows_.strict());
@@ -135,6 +145,20 @@ Awaitable<void> MetadataCache::learn_access_later(const CallContext& ctx, const 
   // the origin meanwhile, and the next one finds it known.
   auto ex = co_await boost::asio::this_coro::executor;
   boost::asio::co_spawn(ex, learn_access(ctx, fh), boost::asio::detached);
+}
+
+std::optional<nfs3::AccessRes> MetadataCache::access_now(const CallContext& ctx, const nfs3::AccessArgs& args) {
+  if (windows_.strict()) return std::nullopt;
+  Fresh f = fresh_in_memory(args.object, false);
+  if (!f.attr) return std::nullopt;
+  const auto now = perms_.answer_now(ctx.cred, args.object, f.attr->attr, args.access);
+  if (!now.granted) return std::nullopt;
+  count(Proc::Access, ExportCounters::Calls);
+  count(Proc::Access, ExportCounters::Hits);
+  nfs3::AccessRes res;
+  res.obj_attributes = f.attr->attr;
+  res.access = *now.granted;
+  return res;
 }
 
 Awaitable<nfs3::AccessRes> MetadataCache::access(const CallContext& ctx, nfs3::AccessArgs args) {
@@ -204,6 +228,41 @@ Awaitable<nfs3::ReadlinkRes> MetadataCache::readlink(const CallContext& ctx, nfs
 }
 
 // ---- LOOKUP -------------------------------------------------------------------
+
+std::optional<nfs3::LookupRes> MetadataCache::lookup_now(const CallContext& ctx, const nfs3::LookupArgs& args) {
+  // The hit of lookup() below when every record it needs is in memory and nothing
+  // is to be learnt; anything else is left to it.
+  const nfs3::FileHandle& dir = args.what.dir;
+  Fresh d = fresh_in_memory(dir, windows_.strict());
+  if (!d.attr || d.attr->attr.type != nfs3::FileType::Dir) return std::nullopt;
+  auto now = peek_now<cache::LookupRecord>(store_, name_key(dir, args.what.name));
+  if (!now || !*now) return std::nullopt;
+  const cache::LookupRecord& rec = **now;
+  if (rec.dir_gen != d.attr->gen || !(rec.exists || windows_.fresh(rec.expires))) return std::nullopt;
+  const auto permit = perms_.check_now(ctx.cred, dir, d.attr->attr, nfs3::access::Lookup);
+  if (!permit || *permit != Permit::Yes) return std::nullopt;
+  nfs3::LookupRes res;
+  res.dir_attributes = d.attr->attr;
+  if (!rec.exists) {
+    res.status = Status::NoEnt;
+  } else {
+    // The child's attributes come with the answer while fresh (strict: when in
+    // memory at all, else left out and the client asks GETATTR itself).
+    AttrPtr child;
+    if (windows_.strict()) {
+      child = attrs_.in_memory(rec.child);
+      if (child && !windows_.fresh(child->expires)) child = nullptr;
+    } else {
+      child = fresh_in_memory(rec.child, false).attr;
+      if (!child) return std::nullopt;  // to be revalidated: the coroutine's work
+    }
+    res.object = rec.child;
+    if (child) res.obj_attributes = child->attr;
+  }
+  count(Proc::Lookup, ExportCounters::Calls);
+  count(Proc::Lookup, ExportCounters::Hits);
+  return res;
+}
 
 Awaitable<nfs3::LookupRes> MetadataCache::lookup(const CallContext& ctx, nfs3::LookupArgs args) {
   count(Proc::Lookup, ExportCounters::Calls);

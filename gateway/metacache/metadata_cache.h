@@ -69,6 +69,10 @@ class MetadataCache final : public Nfs3Program {
   Awaitable<nfs3::PathconfRes> pathconf(const CallContext& ctx, nfs3::PathconfArgs args) override;
   Awaitable<nfs3::CommitRes> commit(const CallContext& ctx, nfs3::CommitArgs args) override;
 
+  std::optional<nfs3::GetattrRes> getattr_now(const CallContext& ctx, const nfs3::GetattrArgs& args) override;
+  std::optional<nfs3::LookupRes> lookup_now(const CallContext& ctx, const nfs3::LookupArgs& args) override;
+  std::optional<nfs3::AccessRes> access_now(const CallContext& ctx, const nfs3::AccessArgs& args) override;
+
   /// `nfsgw invalidate`: drops the cached entries of the object reached from the
   /// export root `root` along `components` (names, followed through cached
   /// lookups), and with `recursive` of everything cached below it (the whole

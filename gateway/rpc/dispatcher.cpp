@@ -36,7 +36,7 @@ bool take_credential(const CallHeader& h, CallContext& ctx, AuthStat& why) {
         AuthSys a = decode_auth_sys(h.cred.body);
         ctx.cred.uid = a.uid;
         ctx.cred.gid = a.gid;
-        ctx.cred.gids = std::move(a.gids);
+        ctx.cred.gids.assign(a.gids.begin(), a.gids.end());  // at most 16: decoded so
         ctx.cred.machine_name = std::move(a.machinename);
         ctx.cred.auth_none = false;
         return true;
@@ -115,11 +115,23 @@ Awaitable<std::vector<std::uint8_t>> Dispatcher::dispatch(std::span<const std::u
       encode_auth_error(w, h.xid, why);
     } else {
       encode_accepted_reply(w, h.xid, AcceptStat::Success);
-      Outcome outcome = Outcome::SystemErr;
-      try {
-        outcome = co_await proc.handler(ctx, r, w);
-      } catch (const std::exception& e) {
-        spdlog::error("{} from {} (xid {:#x}) failed: {}", proc.name, peer, h.xid, e.what());
+      // A hit answered at once costs no coroutine frame (procedure_table.h).
+      bool answered = false;
+      if (proc.now) {
+        const std::size_t header_end = out.size();
+        try {
+          answered = proc.now(ctx, r, w);
+        } catch (const std::exception&) {
+          out.resize(header_end);  // the handler below tries again, and reports
+        }
+      }
+      Outcome outcome = answered ? Outcome::Success : Outcome::SystemErr;
+      if (!answered) {
+        try {
+          outcome = co_await proc.handler(ctx, r, w);
+        } catch (const std::exception& e) {
+          spdlog::error("{} from {} (xid {:#x}) failed: {}", proc.name, peer, h.xid, e.what());
+        }
       }
       if (outcome != Outcome::Success) {
         out.resize(kRecordMark);

@@ -26,6 +26,24 @@ Handler typed(Nfs3Program& program,
   };
 }
 
+/// The answer-now path of a procedure that has one (nfs3_program.h).
+template <typename Args, typename Res>
+NowHandler typed_now(Nfs3Program& program,
+                     std::optional<Res> (Nfs3Program::*method)(const CallContext&, const Args&)) {
+  return [&program, method](const CallContext& ctx, xdr::Reader in, xdr::Writer& out) -> bool {
+    Args args;
+    try {
+      nfs3::decode(in, args);
+    } catch (const xdr::DecodeError&) {
+      return false;  // the handler answers GARBAGE_ARGS
+    }
+    std::optional<Res> res = (program.*method)(ctx, args);
+    if (!res) return false;
+    nfs3::encode(out, *res);
+    return true;
+  };
+}
+
 }  // namespace
 
 ProgramVersion make_nfs3_table(Nfs3Program& p) {
@@ -33,18 +51,18 @@ ProgramVersion make_nfs3_table(Nfs3Program& p) {
   t.procedures.resize(nfs3::kProcCount);
   // Name and flags come from kNfs3Procedures (nfs3_procedure_info.h), shared with
   // the forwarder; only the handler is chosen here.
-  auto set = [&](Proc proc, Handler h) {
+  auto set = [&](Proc proc, Handler h, NowHandler now = nullptr) {
     const Nfs3ProcedureInfo& info = nfs3_procedure(proc);
-    t.procedures[static_cast<std::uint32_t>(proc)] = Procedure{info.name, info.flags, std::move(h)};
+    t.procedures[static_cast<std::uint32_t>(proc)] = Procedure{info.name, info.flags, std::move(h), std::move(now)};
   };
   set(Proc::Null, [&p](const CallContext& ctx, xdr::Reader&, xdr::Writer&) -> Awaitable<Outcome> {
     co_await p.null(ctx);
     co_return Outcome::Success;
   });
-  set(Proc::Getattr, typed(p, &Nfs3Program::getattr));
+  set(Proc::Getattr, typed(p, &Nfs3Program::getattr), typed_now(p, &Nfs3Program::getattr_now));
   set(Proc::Setattr, typed(p, &Nfs3Program::setattr));
-  set(Proc::Lookup, typed(p, &Nfs3Program::lookup));
-  set(Proc::Access, typed(p, &Nfs3Program::access));
+  set(Proc::Lookup, typed(p, &Nfs3Program::lookup), typed_now(p, &Nfs3Program::lookup_now));
+  set(Proc::Access, typed(p, &Nfs3Program::access), typed_now(p, &Nfs3Program::access_now));
   set(Proc::Readlink, typed(p, &Nfs3Program::readlink));
   set(Proc::Read, typed(p, &Nfs3Program::read));
   set(Proc::Write, typed(p, &Nfs3Program::write));

@@ -29,10 +29,17 @@ enum class Outcome {
 using Handler = std::function<Awaitable<Outcome>(const CallContext& ctx,
                                                               xdr::Reader& args, xdr::Writer& out)>;
 
+/// The procedure's answer when it can be given at once, without waiting (a cache
+/// hit): decodes the arguments from `args` (a copy: the handler decodes them again
+/// when this says false), encodes the result into `out` and returns true; returns
+/// false, having written nothing, when the call must go to `Handler`.
+using NowHandler = std::function<bool(const CallContext& ctx, xdr::Reader args, xdr::Writer& out)>;
+
 struct Procedure {
   const char* name = nullptr;  // nullptr: no such procedure
   std::uint32_t flags = 0;
   Handler handler = nullptr;
+  NowHandler now = nullptr;  // optional
 };
 
 struct ProgramVersion {

@@ -21,7 +21,6 @@ namespace asio = boost::asio;
 
 namespace {
 constexpr int kRpcbindPort = 111;
-constexpr std::size_t kMaxAuthGroups = 16;     // AUTH_SYS carries at most 16 gids
 constexpr std::size_t kMaxMachineName = 255;   // and a name of at most 255 bytes
 
 std::string error_text(struct rpc_context* rpc) {
@@ -334,18 +333,14 @@ void UpstreamConnection::apply_credentials(const UpstreamCall& call) {
       auth_cred_.gids == c.gids && auth_cred_.machine_name == c.machine_name) {
     return;
   }
-  std::vector<std::uint32_t> gids(c.gids.begin(),
-                                  c.gids.begin() + std::min(c.gids.size(), kMaxAuthGroups));
   std::string machine = c.machine_name.substr(0, kMaxMachineName);
   if (machine.empty()) machine = "nfsgw";
   struct AUTH* auth = libnfs_authunix_create(machine.c_str(), c.uid, c.gid,
-                                             static_cast<std::uint32_t>(gids.size()),
-                                             gids.empty() ? nullptr : gids.data());
+                                             static_cast<std::uint32_t>(c.gids.size()),
+                                             c.gids.empty() ? nullptr : const_cast<std::uint32_t*>(c.gids.data()));
   if (auth == nullptr) return;  // out of memory: keep the old AUTH; caught below
   rpc_set_auth(rpc_, auth);
   auth_cred_ = c;
-  auth_cred_.gids = std::move(gids);
-  auth_cred_.machine_name = c.machine_name;
   auth_is_default_ = false;
 }
 

@@ -139,7 +139,7 @@ CallContext as_user(std::uint32_t uid, std::uint32_t gid, std::vector<std::uint3
   CallContext ctx;
   ctx.cred.uid = uid;
   ctx.cred.gid = gid;
-  ctx.cred.gids = std::move(gids);
+  ctx.cred.gids.assign(gids.begin(), gids.end());
   ctx.cred.machine_name = "upstream-test";
   return ctx;
 }

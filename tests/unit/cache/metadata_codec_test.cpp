@@ -91,14 +91,14 @@ TEST(MetadataKeys, CredentialKeysIgnoreGroupOrderAndRepeats) {
   EXPECT_NE(key_of(CredKey{o, 1, 2, {10}}), key_of(CredKey{o, 1, 2, {11}}));
   EXPECT_NE(key_of(CredKey{o, 1, 2, {}}), key_of(CredKey{o, 2, 1, {}}));
   EXPECT_NE(key_of(CredKey{o, 1, 2, {}}), key_of(CredKey{o, 1, 2, {2}}));
-  std::vector<std::uint32_t> many(40);
-  for (std::uint32_t i = 0; i < 40; ++i) many[i] = 40 - i;
+  AuthGroups many(kMaxAuthGroups);  // as many as AUTH_SYS carries
+  for (std::uint32_t i = 0; i < kMaxAuthGroups; ++i) many[i] = 40 - i;
   auto sorted = many;
   std::sort(sorted.begin(), sorted.end());
   EXPECT_EQ(key_of(CredKey{o, 1, 2, many}), key_of(CredKey{o, 1, 2, sorted}));
   CredKey k{o, 1, 2, {3, 1}};
   (void)key_of(k);
-  EXPECT_EQ(k.gids, (std::vector<std::uint32_t>{3, 1}));  // the caller's copy is untouched
+  EXPECT_EQ(k.gids, (AuthGroups{3, 1}));  // the caller's copy is untouched
 }
 
 TEST(MetadataKeys, DistinctKeysDoNotCollide) {

@@ -129,3 +129,21 @@ TEST(ExportAllows, AnyListedNetworkAdmits) {
   ExportConfig none;
   EXPECT_FALSE(none.allows("10.1.1.1"));
 }
+
+TEST(ExportAllows, RepeatedAndAlternatingClientsGetTheirOwnAnswers) {
+  // allows() keeps the last address it parsed (per thread): each answer must still
+  // be the asked address's own, in any order, for any export.
+  ExportConfig ten, lan;
+  ten.clients = {Cidr::parse("10.0.0.0/8")};
+  lan.clients = {Cidr::parse("192.168.0.0/16")};
+  for (int round = 0; round < 3; ++round) {
+    EXPECT_TRUE(ten.allows("10.1.1.1"));
+    EXPECT_TRUE(ten.allows("10.1.1.1"));
+    EXPECT_FALSE(lan.allows("10.1.1.1"));
+    EXPECT_FALSE(ten.allows("192.168.0.1"));
+    EXPECT_TRUE(lan.allows("192.168.0.1"));
+    EXPECT_FALSE(ten.allows("not an address"));
+    EXPECT_FALSE(ten.allows(""));
+    EXPECT_TRUE(ten.allows("10.9.9.9%eth0"));
+  }
+}

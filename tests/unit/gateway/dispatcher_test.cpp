@@ -76,7 +76,7 @@ TEST_F(DispatcherTest, GetattrReachesTheProgramWithArgsAndCredentials) {
   EXPECT_FALSE(ctx.cred.auth_none);
   EXPECT_EQ(ctx.cred.uid, 1001u);
   EXPECT_EQ(ctx.cred.gid, 2002u);
-  EXPECT_EQ(ctx.cred.gids, (std::vector<std::uint32_t>{3, 4, 5}));
+  EXPECT_EQ(ctx.cred.gids, (AuthGroups{3, 4, 5}));
   EXPECT_EQ(ctx.cred.machine_name, "host-a");
   EXPECT_FALSE(ctx.proc_flags & rpc::flags::Mutates);
 }
@@ -91,6 +91,38 @@ TEST_F(DispatcherTest, LookupArgsArriveDecoded) {
   EXPECT_EQ(decode_result<nfs3::LookupRes>(rep.body).status, nfs3::Status::NoEnt);
   EXPECT_EQ(fake.lookup_args.what.dir, args.what.dir);
   EXPECT_EQ(fake.lookup_args.what.name, "some name");
+}
+
+TEST_F(DispatcherTest, AnAnswerGivenAtOnceSkipsTheCoroutine) {
+  fake.lookup_now_res = nfs3::LookupRes{};
+  fake.lookup_now_res->status = nfs3::Status::NoEnt;
+  fake.lookup_res.status = nfs3::Status::Io;  // what the coroutine would say
+  nfs3::LookupArgs args;
+  args.what.dir = fh({9, 9});
+  args.what.name = "probe.php";
+  const Reply rep = dispatch_reply(call_record(nfs_call(nfs3::Proc::Lookup), args));
+  ASSERT_EQ(rep.header.accept, AcceptStat::Success);
+  EXPECT_EQ(decode_result<nfs3::LookupRes>(rep.body).status, nfs3::Status::NoEnt);
+  ASSERT_EQ(fake.call_count(), 1u);
+  EXPECT_EQ(fake.calls()[0].proc, "lookup_now");
+  EXPECT_EQ(fake.lookup_args.what.name, "probe.php");
+  EXPECT_EQ(fake.last_ctx().xid, rep.header.xid);
+}
+
+TEST_F(DispatcherTest, NoAnswerAtOnceOrAFailingOneGoesToTheCoroutine) {
+  fake.lookup_res.status = nfs3::Status::NoEnt;
+  nfs3::LookupArgs args;
+  args.what.dir = fh({9, 9});
+  args.what.name = "x";
+  for (bool throws : {false, true}) {
+    fake.lookup_now_throws = throws;
+    const Reply rep = dispatch_reply(call_record(nfs_call(nfs3::Proc::Lookup), args));
+    ASSERT_EQ(rep.header.accept, AcceptStat::Success);
+    // The arguments are decoded again by the coroutine path: nothing half-written.
+    EXPECT_EQ(decode_result<nfs3::LookupRes>(rep.body).status, nfs3::Status::NoEnt);
+    EXPECT_EQ(fake.calls().back().proc, "lookup");
+    EXPECT_EQ(fake.lookup_args.what.name, "x");
+  }
 }
 
 TEST_F(DispatcherTest, MutatingProceduresCarryTheMutatesFlag) {

@@ -45,13 +45,13 @@ TEST(ExportPolicyTest, SquashTable) {
     Credentials in;
     in.uid = c.uid;
     in.gid = c.gid;
-    in.gids = c.gids;
+    in.gids.assign(c.gids.begin(), c.gids.end());
     in.auth_none = c.auth_none;
     in.machine_name = "m";
     const Credentials out = squash(in, e);
     EXPECT_EQ(out.uid, c.want_uid);
     EXPECT_EQ(out.gid, c.want_gid);
-    EXPECT_EQ(out.gids, c.want_gids);
+    EXPECT_EQ(std::vector<std::uint32_t>(out.gids.begin(), out.gids.end()), c.want_gids);
     EXPECT_EQ(out.machine_name, "m");
   }
 }

@@ -78,6 +78,22 @@ class FakeNfs3Program : public Nfs3Program {
   NFSGW_FAKE_PROC(fsinfo, FsinfoArgs, FsinfoRes)
   NFSGW_FAKE_PROC(pathconf, PathconfArgs, PathconfRes)
   NFSGW_FAKE_PROC(commit, CommitArgs, CommitRes)
+
+  /// When set, lookup_now answers with it at once (nfs3_program.h); recorded as
+  /// "lookup_now".
+  std::optional<nfs3::LookupRes> lookup_now_res;
+  /// When true, lookup_now throws.
+  bool lookup_now_throws = false;
+  std::optional<nfs3::LookupRes> lookup_now(const CallContext& ctx, const nfs3::LookupArgs& args) override {
+    if (lookup_now_throws) throw std::runtime_error("fake lookup_now failed");
+    if (!lookup_now_res) return std::nullopt;
+    record("lookup_now", ctx);
+    {
+      std::lock_guard lock(mu_);
+      lookup_args = args;
+    }
+    return lookup_now_res;
+  }
 #undef NFSGW_FAKE_PROC
 
   /// LOOKUP answers from this function when set (MOUNT walks need one answer per

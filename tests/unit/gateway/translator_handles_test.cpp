@@ -340,5 +340,41 @@ TEST_F(TranslatorHandlesTest, SingleHandleProceduresAllTranslate) {
   EXPECT_EQ(rw_fake.call_count(), 9u);
 }
 
+// ---- answers given at once (lookup_now & co.) -------------------------------------
+
+TEST_F(TranslatorHandlesTest, AnAnswerAtOnceIsTranslatedLikeTheCoroutines) {
+  getattr(codec.root(kRwId));  // the translator learns the origin root
+  rw_fake.lookup_now_res = nfs3::LookupRes{};
+  rw_fake.lookup_now_res->object = origin_file;
+  auto res = translator->lookup_now(client_ctx(), nfs3::LookupArgs{{codec.root(kRwId), ".."}});
+  ASSERT_TRUE(res);
+  EXPECT_EQ(rw_fake.calls().back().proc, "lookup_now");
+  EXPECT_EQ(rw_fake.lookup_args.what.dir, rw_origin_root);
+  EXPECT_EQ(rw_fake.lookup_args.what.name, ".");  // no climbing out of the export
+  EXPECT_EQ(rw_fake.last_ctx().export_id, kRwId);
+  const auto d = unwrap(res->object);
+  EXPECT_EQ(d.export_id, kRwId);
+  EXPECT_EQ(d.origin, origin_file);
+}
+
+TEST_F(TranslatorHandlesTest, AForgedHandleIsAnsweredAtOnceAndNeverReachesDownstream) {
+  getattr(codec.root(kRwId));
+  const auto calls = rw_fake.call_count();
+  rw_fake.lookup_now_res = nfs3::LookupRes{};
+  nfs3::FileHandle forged = codec.wrap(kRwId, origin_file);
+  forged.bytes[forged.len - 1] ^= 1;
+  auto res = translator->lookup_now(client_ctx(), nfs3::LookupArgs{{forged, "x"}});
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, Status::BadHandle);
+  EXPECT_EQ(rw_fake.call_count(), calls);
+}
+
+TEST_F(TranslatorHandlesTest, NothingIsAnsweredAtOnceBeforeTheExportRootIsKnown) {
+  rw_fake.lookup_now_res = nfs3::LookupRes{};
+  EXPECT_FALSE(translator->lookup_now(client_ctx(), nfs3::LookupArgs{{codec.root(kRwId), "x"}}));
+  EXPECT_EQ(rw_fake.call_count(), 0u);
+  EXPECT_EQ(rw_root_calls, 0);  // and nothing waited for it
+}
+
 }  // namespace
 }  // namespace nfsgw::test

@@ -122,7 +122,7 @@ Credentials cred(std::uint32_t uid, std::uint32_t gid, std::vector<std::uint32_t
   Credentials c;
   c.uid = uid;
   c.gid = gid;
-  c.gids = std::move(gids);
+  c.gids.assign(gids.begin(), gids.end());
   c.auth_none = none;
   return c;
 }
@@ -132,12 +132,12 @@ TEST_F(TranslatorPolicyTest, SquashRootMapsRootIdsToAnonymous) {
   Credentials c = seen_upstream(kRwId, cred(0, 0, {0, 5, 0}));
   EXPECT_EQ(c.uid, 65000u);
   EXPECT_EQ(c.gid, 65001u);
-  EXPECT_EQ(c.gids, (std::vector<std::uint32_t>{65001, 5, 65001}));
+  EXPECT_EQ(c.gids, (AuthGroups{65001, 5, 65001}));
 
   c = seen_upstream(kRwId, cred(1000, 100, {100, 200}));
   EXPECT_EQ(c.uid, 1000u);
   EXPECT_EQ(c.gid, 100u);
-  EXPECT_EQ(c.gids, (std::vector<std::uint32_t>{100, 200}));
+  EXPECT_EQ(c.gids, (AuthGroups{100, 200}));
 }
 
 TEST_F(TranslatorPolicyTest, SquashNoneKeepsRoot) {
@@ -145,7 +145,7 @@ TEST_F(TranslatorPolicyTest, SquashNoneKeepsRoot) {
   Credentials c = seen_upstream(kRoId, cred(0, 0, {0, 7}));
   EXPECT_EQ(c.uid, 0u);
   EXPECT_EQ(c.gid, 0u);
-  EXPECT_EQ(c.gids, (std::vector<std::uint32_t>{0, 7}));
+  EXPECT_EQ(c.gids, (AuthGroups{0, 7}));
 }
 
 TEST_F(TranslatorPolicyTest, SquashAllMapsEveryoneToAnonymous) {

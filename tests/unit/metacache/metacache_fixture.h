@@ -104,14 +104,25 @@ class MetaCacheTest : public ::testing::Test {
   }
 
   // ---- calls through the layer ------------------------------------------------------
+  // GETATTR, LOOKUP and ACCESS go as the dispatcher sends them: the answer at once
+  // when the layer has one (`*_now`), else the coroutine. So every test of those
+  // calls checks both paths together; `answer_now = false` takes the coroutine only.
+
+  bool answer_now = true;
 
   nfs3::GetattrRes getattr(const nfs3::FileHandle& fh, const CallContext& ctx = as(0)) {
+    if (answer_now)
+      if (auto now = layer->getattr_now(ctx, nfs3::GetattrArgs{fh})) return *now;
     return run(invoke(*layer, &Nfs3Program::getattr, ctx, nfs3::GetattrArgs{fh}));
   }
   nfs3::LookupRes lookup(const nfs3::FileHandle& dir, const std::string& name, const CallContext& ctx = as(0)) {
+    if (answer_now)
+      if (auto now = layer->lookup_now(ctx, nfs3::LookupArgs{nfs3::DirOpArgs{dir, name}})) return *now;
     return run(invoke(*layer, &Nfs3Program::lookup, ctx, nfs3::LookupArgs{nfs3::DirOpArgs{dir, name}}));
   }
   nfs3::AccessRes access(const nfs3::FileHandle& fh, std::uint32_t bits, const CallContext& ctx = as(0)) {
+    if (answer_now)
+      if (auto now = layer->access_now(ctx, nfs3::AccessArgs{fh, bits})) return *now;
     return run(invoke(*layer, &Nfs3Program::access, ctx, nfs3::AccessArgs{fh, bits}));
   }
   nfs3::ReadlinkRes readlink(const nfs3::FileHandle& fh, const CallContext& ctx = as(0)) {

@@ -1,0 +1,112 @@
+// The answers given at once (getattr_now, lookup_now, access_now): exactly the
+// coroutine's answer when every record is in memory, never an origin call, and
+// nothing (nullopt) whenever the coroutine would have to wait, ask or learn.
+#include "tests/unit/metacache/metacache_fixture.h"
+
+namespace nfsgw::metacache::test {
+namespace {
+
+using AnswerNowTest = MetaCacheTest;
+
+constexpr std::uint32_t kReadLookup = nfs3::access::Read | nfs3::access::Lookup;
+
+nfs3::LookupArgs lookup_args(const nfs3::FileHandle& dir, const std::string& name) {
+  return nfs3::LookupArgs{nfs3::DirOpArgs{dir, name}};
+}
+
+TEST_F(AnswerNowTest, ColdRecordsGiveNothingAndAskNobody) {
+  start();
+  const auto d = origin.add_dir(origin.root(), "d");
+  origin.add_file(d, "a.php");
+  EXPECT_FALSE(layer->getattr_now(as(kUser), nfs3::GetattrArgs{d}));
+  EXPECT_FALSE(layer->lookup_now(as(kUser), lookup_args(d, "a.php")));
+  EXPECT_FALSE(layer->access_now(as(kUser), nfs3::AccessArgs{d, kReadLookup}));
+  EXPECT_EQ(origin.total_calls(), 0u);
+  settle();
+  EXPECT_EQ(origin.total_calls(), 0u);  // nothing started in the background either
+  EXPECT_EQ(layer->counters().get(Proc::Lookup).calls, 0u);
+}
+
+TEST_F(AnswerNowTest, WarmAnswersAreTheCoroutinesAndCountAsHits) {
+  start();
+  const auto d = origin.add_dir(origin.root(), "d");
+  const auto f = origin.add_file(d, "a.php", 0644, kUser, kUser, "<?php");
+  answer_now = false;  // warm through the coroutines only
+  const auto want_found = lookup(d, "a.php", as(kUser));
+  const auto want_missing = lookup(d, "missing.php", as(kUser));
+  const auto want_missing_again = lookup(d, "missing.php", as(kUser));  // ACCESS now known
+  const auto want_attr = getattr(f, as(kUser));
+  const auto want_access = access(f, kReadLookup, as(kUser));
+  ASSERT_EQ(want_found.status, Status::Ok);
+  ASSERT_EQ(want_missing_again.status, Status::NoEnt);
+  const auto calls_before = origin.total_calls();
+  const auto lookups_before = layer->counters().get(Proc::Lookup);
+
+  auto found = layer->lookup_now(as(kUser), lookup_args(d, "a.php"));
+  ASSERT_TRUE(found);
+  EXPECT_EQ(found->status, Status::Ok);
+  EXPECT_EQ(found->object, want_found.object);
+  EXPECT_EQ(found->obj_attributes, want_found.obj_attributes);
+  EXPECT_EQ(found->dir_attributes, want_found.dir_attributes);
+
+  auto missing = layer->lookup_now(as(kUser), lookup_args(d, "missing.php"));
+  ASSERT_TRUE(missing);
+  EXPECT_EQ(missing->status, Status::NoEnt);
+  EXPECT_EQ(missing->dir_attributes, want_missing_again.dir_attributes);
+
+  auto attr = layer->getattr_now(as(kUser), nfs3::GetattrArgs{f});
+  ASSERT_TRUE(attr);
+  EXPECT_EQ(attr->attributes, want_attr.attributes);
+
+  auto acc = layer->access_now(as(kUser), nfs3::AccessArgs{f, kReadLookup});
+  ASSERT_TRUE(acc);
+  EXPECT_EQ(acc->access, want_access.access);
+  EXPECT_EQ(acc->obj_attributes, want_access.obj_attributes);
+
+  EXPECT_EQ(origin.total_calls(), calls_before);
+  const auto lookups = layer->counters().get(Proc::Lookup);
+  EXPECT_EQ(lookups.calls, lookups_before.calls + 2);
+  EXPECT_EQ(lookups.hits, lookups_before.hits + 2);
+}
+
+TEST_F(AnswerNowTest, ACallerWhosePermissionIsUnknownGetsNothing) {
+  start();
+  const auto d = origin.add_dir(origin.root(), "d", 0700, kUser, kUser);
+  origin.add_file(d, "a.php");
+  lookup(d, "a.php", as(kUser));
+  lookup(d, "a.php", as(kUser));
+  ASSERT_TRUE(layer->lookup_now(as(kUser), lookup_args(d, "a.php")));
+  // Another user: no ACCESS answer of theirs is known, so nothing is answered
+  // from the cache (the coroutine asks the origin, which refuses them).
+  EXPECT_FALSE(layer->lookup_now(as(kUser + 1), lookup_args(d, "a.php")));
+  EXPECT_FALSE(layer->access_now(as(kUser + 1), nfs3::AccessArgs{d, nfs3::access::Lookup}));
+}
+
+TEST_F(AnswerNowTest, AnEndedWindowGivesNothing) {
+  start();
+  const auto d = origin.add_dir(origin.root(), "d");
+  const auto f = origin.add_file(d, "a.php");
+  lookup(d, "a.php", as(kUser));
+  lookup(d, "a.php", as(kUser));
+  ASSERT_TRUE(layer->getattr_now(as(kUser), nfs3::GetattrArgs{f}));
+  ASSERT_TRUE(layer->lookup_now(as(kUser), lookup_args(d, "a.php")));
+  clock.advance(10'000);  // attr_ttl: the child's attributes must be revalidated
+  EXPECT_FALSE(layer->getattr_now(as(kUser), nfs3::GetattrArgs{f}));
+  EXPECT_FALSE(layer->lookup_now(as(kUser), lookup_args(d, "a.php")));
+  clock.advance(10'000);  // dir_ttl too
+  EXPECT_FALSE(layer->lookup_now(as(kUser), lookup_args(d, "a.php")));
+}
+
+TEST_F(AnswerNowTest, AStrictExportAnswersNoGetattrOrAccessAtOnce) {
+  settings.consistency = cache::Consistency::Strict;
+  start();
+  const auto d = origin.add_dir(origin.root(), "d");
+  const auto f = origin.add_file(d, "a.php");
+  getattr(f, as(kUser));
+  access(f, kReadLookup, as(kUser));
+  EXPECT_FALSE(layer->getattr_now(as(kUser), nfs3::GetattrArgs{f}));
+  EXPECT_FALSE(layer->access_now(as(kUser), nfs3::AccessArgs{f, kReadLookup}));
+}
+
+}  // namespace
+}  // namespace nfsgw::metacache::test
