@@ -22,7 +22,7 @@ class FlakyStore final : public cache::BlockStore {
     check(fail_reads);
     return inner_->read(f, s, i);
   }
-  Now read_now(const cache::ObjectKey& f, const cache::Stamp& s, std::uint64_t i, std::string& out) override {
+  Now read_now(const cache::ObjectKey& f, const cache::Stamp& s, std::uint64_t i, std::span<char> out) override {
     if (fail_reads) return Now::WouldWait;  // the failing disk shows in read()
     return inner_->read_now(f, s, i, out);
   }
