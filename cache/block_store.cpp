@@ -123,6 +123,15 @@ class IndexedBlockStore final : public BlockStore {
     return Now::WouldWait;
   }
 
+  bool no_blocks_now(const ObjectKey& file) override {
+    try {
+      std::string v;
+      return kv_.get(files_fam_, codec::file_key(file), v, KvStore::Tier::MemoryOnly) == KvStore::Found::No;
+    } catch (const std::exception&) {
+      return false;  // the caller takes the usual path, which reports the error
+    }
+  }
+
   bool contains(const ObjectKey& file, const Stamp& stamp, std::uint64_t index) override {
     return guarded([&] {
       const std::string fkey = codec::file_key(file);

@@ -98,6 +98,11 @@ class BlockStore {
   /// Never throws.
   enum class Now { Hit, Miss, WouldWait };
   virtual Now read_now(const ObjectKey& file, const Stamp& stamp, std::uint64_t index, std::span<char> out) = 0;
+  /// Whether the index, from memory alone, says `file` has no blocks at all (no
+  /// record of it): then apply_write(), restamp() and drop_file() would find
+  /// nothing to do, and a caller on an Asio thread may skip them. False when it
+  /// has some, or when the answer would need the disk. Never throws.
+  virtual bool no_blocks_now(const ObjectKey& file) = 0;
   /// Whether the index holds block `index` of `file` under `stamp`, without reading
   /// or checking its bytes (read() may still find it corrupt): for read-ahead,
   /// which only needs to know whether to fetch.
