@@ -65,16 +65,7 @@ TEST_F(DiskBlockStoreTest, AFlippedByteIsAMissCountedAndDropped) {
   store->write(f, st, 0, pattern(kBlock, 1));
   store->write(f, st, 1, pattern(kBlock, 2));
   ASSERT_TRUE(store->read(f, st, 1));  // positive control
-  const auto file = the_data_file();
-  {
-    std::fstream io(file, std::ios::in | std::ios::out | std::ios::binary);
-    io.seekg(kBlock + 123);
-    char c = 0;
-    io.read(&c, 1);
-    c = static_cast<char>(c ^ 0x01);
-    io.seekp(kBlock + 123);
-    io.write(&c, 1);
-  }
+  testing::flip_byte(the_data_file(), kBlock + 123);
   // The file's descriptor is open (read() above): read_now() checks too, and
   // leaves the bad block to read(), which drops and counts it.
   std::string out(kBlock, '\0');

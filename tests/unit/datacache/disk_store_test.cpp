@@ -2,9 +2,9 @@
 // the reply and checked there; a block corrupted on disk is never served, on that
 // path or on the pool's.
 #include <filesystem>
-#include <fstream>
 #include <vector>
 
+#include "tests/unit/cache/block_store_helpers.h"
 #include "tests/unit/cache/temp_dir.h"
 #include "tests/unit/datacache/datacache_fixture.h"
 
@@ -25,15 +25,7 @@ class DiskStoreTest : public DataCacheTest {
     EXPECT_EQ(found.size(), 1u);
     return found.empty() ? fs::path(dir / "none") : found[0];
   }
-  void flip_byte(std::uint64_t at) {
-    std::fstream io(data_file(), std::ios::in | std::ios::out | std::ios::binary);
-    io.seekg(static_cast<std::streamoff>(at));
-    char c = 0;
-    io.read(&c, 1);
-    c = static_cast<char>(c ^ 0x01);
-    io.seekp(static_cast<std::streamoff>(at));
-    io.write(&c, 1);
-  }
+  void flip_byte(std::uint64_t at) { cache::testing::flip_byte(data_file(), at); }
 
   cache::testing::TempDir dir;
 };
