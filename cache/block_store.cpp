@@ -76,7 +76,7 @@ class IndexedBlockStore final : public BlockStore {
 
   std::uint32_t block_bytes() const override { return o_.block_bytes; }
 
-  Now read_now(const ObjectKey& file, const Stamp& stamp, std::uint64_t index, std::string& out) override {
+  Now read_now(const ObjectKey& file, const Stamp& stamp, std::uint64_t index, std::span<char> out) override {
     try {
       const std::string fkey = codec::file_key(file);
       std::shared_lock lock(stripe(fkey), std::try_to_lock);
@@ -94,11 +94,14 @@ class IndexedBlockStore final : public BlockStore {
       if (const auto answer = from_memory(blocks_fam_, codec::block_key(fkey, index), v)) return *answer;
       const auto b = codec::decode_block(v);
       if (!b || b->file_id != f->id || b->length == 0 || b->length > o_.block_bytes) return Now::WouldWait;
-      std::string data(b->length, '\0');
-      const auto n = files_->read_now(f->id, offset_of(index), data.data(), data.size());
-      if (!n || *n != data.size() || crc32c(data) != b->crc) return Now::WouldWait;
+      if (b->length != out.size()) {  // not the block the caller's version has
+        ++misses_;
+        return Now::Miss;
+      }
+      // Straight into the caller's memory, checked there.
+      const auto n = files_->read_now(f->id, offset_of(index), out.data(), out.size());
+      if (!n || *n != out.size() || crc32c(0, out.data(), out.size()) != b->crc) return Now::WouldWait;
       ++hits_;
-      out = std::move(data);
       return Now::Hit;
     } catch (const std::exception&) {
       return Now::WouldWait;  // read() meets the same error and reports it
@@ -118,6 +121,15 @@ class IndexedBlockStore final : public BlockStore {
         break;
     }
     return Now::WouldWait;
+  }
+
+  bool no_blocks_now(const ObjectKey& file) override {
+    try {
+      std::string v;
+      return kv_.get(files_fam_, codec::file_key(file), v, KvStore::Tier::MemoryOnly) == KvStore::Found::No;
+    } catch (const std::exception&) {
+      return false;  // the caller takes the usual path, which reports the error
+    }
   }
 
   bool contains(const ObjectKey& file, const Stamp& stamp, std::uint64_t index) override {

@@ -36,6 +36,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -88,12 +89,20 @@ class BlockStore {
   /// read() without waiting for the disk, for a caller that must not block (an
   /// Asio thread): the index only from memory, the bytes only from the page cache
   /// through a descriptor a read() left open, and the file's use time not due for
-  /// a refresh. Hit fills `out` (checked like read()); Miss: the index, in memory,
-  /// says there is no such block; WouldWait: call read() off the thread (a block
-  /// that fails its check also answers WouldWait: read() drops and counts it).
+  /// a refresh. `out` is the block's length under `stamp` (all of block_bytes, or
+  /// the file's short last block): the bytes are read straight into it and checked
+  /// there like read()'s (length and CRC32C). Hit: `out` holds the block; Miss: the
+  /// index, in memory, says there is no such block (or one of another length);
+  /// WouldWait: call read() off the thread (a block that fails its check also
+  /// answers WouldWait, with `out` overwritten: read() drops and counts it).
   /// Never throws.
   enum class Now { Hit, Miss, WouldWait };
-  virtual Now read_now(const ObjectKey& file, const Stamp& stamp, std::uint64_t index, std::string& out) = 0;
+  virtual Now read_now(const ObjectKey& file, const Stamp& stamp, std::uint64_t index, std::span<char> out) = 0;
+  /// Whether the index, from memory alone, says `file` has no blocks at all (no
+  /// record of it): then apply_write(), restamp() and drop_file() would find
+  /// nothing to do, and a caller on an Asio thread may skip them. False when it
+  /// has some, or when the answer would need the disk. Never throws.
+  virtual bool no_blocks_now(const ObjectKey& file) = 0;
   /// Whether the index holds block `index` of `file` under `stamp`, without reading
   /// or checking its bytes (read() may still find it corrupt): for read-ahead,
   /// which only needs to know whether to fetch.

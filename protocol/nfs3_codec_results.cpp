@@ -89,7 +89,7 @@ void decode(xdr::Reader& r, ReadRes& v) {
     v.count = r.u32();
     v.eof = r.boolean();
     auto data = r.opaque_var(kMaxData);
-    v.data.assign(data.begin(), data.end());
+    v.data.assign(data.data(), data.data() + data.size());
   }
 }
 

@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "protocol/payload.h"
+
 namespace nfsgw::nfs3 {
 
 constexpr std::uint32_t kProgram = 100003;
@@ -222,7 +224,7 @@ struct ReadRes {
   PostOpAttr file_attributes;  // ok and fail
   std::uint32_t count = 0;     // ok
   bool eof = false;            // ok
-  std::vector<std::uint8_t> data;  // ok
+  Payload data;                // ok (not zero-filled when made for a reader: payload.h)
   bool gateway_status = false;  // see "Statuses nfsgw makes up" above
 };
 

@@ -13,13 +13,6 @@ std::uint32_t load_be32(const std::uint8_t* p) {
          (std::uint32_t{p[2]} << 8) | std::uint32_t{p[3]};
 }
 
-void store_be32(std::uint8_t* p, std::uint32_t v) {
-  p[0] = static_cast<std::uint8_t>(v >> 24);
-  p[1] = static_cast<std::uint8_t>(v >> 16);
-  p[2] = static_cast<std::uint8_t>(v >> 8);
-  p[3] = static_cast<std::uint8_t>(v);
-}
-
 }  // namespace
 
 const std::uint8_t* Reader::take(std::size_t n) {
@@ -60,26 +53,19 @@ std::string Reader::string(std::size_t max) {
   return std::string(reinterpret_cast<const char*>(s.data()), s.size());
 }
 
-// Writer grows the vector with resize() (geometric growth in libstdc++) and stores
-// in place, instead of four push_backs per word.
+// Writer grows the vector geometrically (libstdc++) and appends opaque bodies
+// with insert(): one memmove, where resize() would first zero-fill them (a READ
+// reply's megabyte twice over).
 
 void Writer::opaque_fixed(std::span<const std::uint8_t> data) {
-  std::size_t at = out_.size();
-  std::size_t pad = padding(data.size());
-  out_.resize(at + data.size() + pad);
-  if (!data.empty()) std::memcpy(out_.data() + at, data.data(), data.size());
-  if (pad) std::memset(out_.data() + at + data.size(), 0, pad);
+  static constexpr std::uint8_t kZeros[4] = {0, 0, 0, 0};
+  out_.insert(out_.end(), data.begin(), data.end());
+  out_.insert(out_.end(), kZeros, kZeros + padding(data.size()));
 }
 
 void Writer::opaque_var(std::span<const std::uint8_t> data) {
-  std::size_t at = out_.size();
-  std::size_t pad = padding(data.size());
-  // One resize for length word, body and padding.
-  out_.resize(at + 4 + data.size() + pad);
-  std::uint8_t* p = out_.data() + at;
-  store_be32(p, static_cast<std::uint32_t>(data.size()));
-  if (!data.empty()) std::memcpy(p + 4, data.data(), data.size());
-  if (pad) std::memset(p + 4 + data.size(), 0, pad);
+  u32(static_cast<std::uint32_t>(data.size()));
+  opaque_fixed(data);
 }
 
 void Writer::string(std::string_view s) {

@@ -123,12 +123,26 @@ Awaitable<nfs3::WriteRes> DataCache::write(const CallContext& ctx, nfs3::WriteAr
   const nfs3::FileHandle fh = args.file;
   const std::uint64_t offset = args.offset;
   // The one copy of the payload: what patches the cached blocks once the origin
-  // has acknowledged it (the arguments move on to the origin).
-  std::vector<std::uint8_t> data = args.data;
+  // has acknowledged it (the arguments move on to the origin). None when the
+  // store knows, from memory, that the file has no blocks.
+  const bool had_blocks = !store_.no_blocks_now(key(fh));
+  std::vector<std::uint8_t> data;
+  if (had_blocks) data = args.data;
   nfs3::WriteRes res = co_await next_.write(ctx, std::move(args));
 
   const std::optional<Versions> v = versions_of(res.file_wcc);
   if (res.status == Status::Ok && !res.gateway_status && v) {
+    // Asked again now that the origin has answered: still no blocks means nothing
+    // to patch, and no hop to the pool (a block stored from here on was fetched
+    // under a Stamp of its own and is checked against the reader's).
+    if (store_.no_blocks_now(key(fh))) co_return res;
+    // Blocks appeared while the WRITE was out, and there is no copy to patch
+    // them with: dropped.
+    if (!had_blocks) {
+      auto drop = drop_now(fh);
+      co_await std::move(drop);
+      co_return res;
+    }
     data.resize(std::min<std::size_t>(data.size(), res.count));
     bool failed = false;
     try {

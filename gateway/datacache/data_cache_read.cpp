@@ -4,6 +4,9 @@
 #include "gateway/datacache/data_cache.h"
 
 #include <algorithm>
+#include <cstring>
+#include <memory>
+#include <span>
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -80,28 +83,41 @@ Awaitable<std::optional<nfs3::ReadRes>> DataCache::read_cached(const CallContext
 
   nfs3::ReadRes res;
   res.file_attributes = a;
-  res.data.reserve(end - offset);
+  // The reply's bytes, filled block by block (never zero-filled first).
+  res.data = nfs3::Payload::uninitialized(end - offset);
+  char* const reply = reinterpret_cast<char*>(res.data.data());
   bool missed = false;
   std::uint64_t from_cache = 0;
   for (std::uint64_t index = offset / block_bytes_; index * block_bytes_ < end; ++index) {
     const std::uint64_t start = index * block_bytes_;
     const std::uint64_t length = std::min<std::uint64_t>(block_bytes_, a.size - start);
-    std::shared_ptr<const std::string> block;
+    // The part of the block the READ asks for, and where it goes in the reply.
+    const std::uint64_t from = std::max(offset, start) - start;
+    const std::uint64_t to = std::min(end, start + length) - start;
+    char* const dest = reply + (start + from - offset);
     // A block whose index records are in memory and bytes in the page cache is
-    // read here, on this thread; anything that could wait for the disk goes to the
-    // pool.
-    std::optional<std::string> hit;
-    std::string now_bytes;
-    const auto now = store_.read_now(key(fh), stamp, index, now_bytes);
+    // read here, on this thread: into the reply itself when the READ covers all of
+    // it (checked there), else into a buffer of its own. Anything that could wait
+    // for the disk goes to the pool.
+    const bool whole = from == 0 && to == length;
+    std::unique_ptr<char[]> part;
+    if (!whole) part = std::make_unique_for_overwrite<char[]>(length);
+    const std::span<char> into(whole ? dest : part.get(), length);
+    const auto now = store_.read_now(key(fh), stamp, index, into);
     if (now == cache::BlockStore::Now::Hit) {
-      hit = std::move(now_bytes);
-    } else if (now == cache::BlockStore::Now::WouldWait) {
+      if (!whole) std::memcpy(dest, into.data() + from, to - from);
+      from_cache += to - from;
+      continue;
+    }
+    std::optional<std::string> hit;
+    if (now == cache::BlockStore::Now::WouldWait) {
       auto look = stored_block(fh, stamp, index);
       hit = co_await std::move(look);
     }
     if (hit && hit->size() != length) hit.reset();  // not the block this version has: fetch it
+    std::shared_ptr<const std::string> fetched;
     if (hit) {
-      block = std::make_shared<const std::string>(std::move(*hit));
+      from_cache += to - from;
     } else {
       missed = true;
       bool joined = false;
@@ -113,15 +129,11 @@ Awaitable<std::optional<nfs3::ReadRes>> DataCache::read_cached(const CallContext
         DataStats::bump(stats_.forwarded);
         co_return std::move(*f.refusal);
       }
-      if (!f.bytes) co_return std::nullopt;
-      block = std::move(f.bytes);
+      if (!f.bytes || f.bytes->size() != length) co_return std::nullopt;
+      fetched = std::move(f.bytes);
     }
-    const std::uint64_t from = std::max(offset, start) - start;
-    const std::uint64_t to = std::min(end, start + block->size()) - start;
-    // As bytes of the vector's own type: one memmove, not a char-by-char conversion.
-    const auto* bytes = reinterpret_cast<const std::uint8_t*>(block->data());
-    res.data.insert(res.data.end(), bytes + from, bytes + to);
-    if (hit) from_cache += to - from;
+    const std::string& block = hit ? *hit : *fetched;
+    std::memcpy(dest, block.data() + from, to - from);
   }
   res.count = static_cast<std::uint32_t>(end - offset);
   res.eof = end >= a.size;

@@ -1,5 +1,5 @@
-# Shared helpers of the metadata-cache benchmark scripts (wan-metadata.sh,
-# metadata-loopback.sh, large-tree.sh). Sourced, not run. Every wait is bounded;
+# Shared helpers of the benchmark scripts (wan-metadata.sh, metadata-loopback.sh,
+# large-tree.sh, data-wan.sh). Sourced, not run. Every wait is bounded;
 # every process started here is remembered and stopped by bench_cleanup (the
 # scripts call it from their EXIT trap), by its own pid only.
 #
@@ -41,10 +41,13 @@ bench_start_origin() {
 }
 
 # bench_start_wan LISTEN_NFS TARGET_NFS LISTEN_MOUNT TARGET_MOUNT CONTROL DELAY_MS LOG
-# (ports on 127.0.0.1); sets wan_pid, waits for "wan-emu ready" (30 s).
+#   [LISTEN=TARGET ...] (ports on 127.0.0.1; the extra pairs share the link: one
+# delay, one cap); sets wan_pid, waits for "wan-emu ready" (30 s).
 bench_start_wan() {
+  local extra=() p
+  for p in "${@:8}"; do extra+=(--pair "127.0.0.1:${p%=*}=127.0.0.1:${p#*=}"); done
   "$build/tools/wan-emu/wan-emu" --pair "127.0.0.1:$1=127.0.0.1:$2" --pair "127.0.0.1:$3=127.0.0.1:$4" \
-    --delay-ms "$6" --control "127.0.0.1:$5" >"$7" 2>&1 &
+    "${extra[@]}" --delay-ms "$6" --control "127.0.0.1:$5" >"$7" 2>&1 &
   wan_pid=$!
   bench_pids+=("$wan_pid")
   wan_ctl_port=$5
@@ -54,6 +57,81 @@ bench_start_wan() {
     sleep 0.1
   done
   echo "wan-emu did not start:" >&2; cat "$7" >&2; return 1
+}
+
+# bench_have_proxy_v4: whether nfs-ganesha's PROXY_V4 FSAL (Debian package
+# nfs-ganesha-proxy-v4) is installed.
+bench_have_proxy_v4() {
+  [ -e /usr/lib/x86_64-linux-gnu/ganesha/libfsalproxy_v4.so ] || ls /usr/lib*/ganesha/libfsalproxy_v4.so >/dev/null 2>&1
+}
+
+# bench_start_proxy_v4 WORK EXPORT_DIR O4_NFS O4_MNT PROXY_NFS PROXY_MNT TTL_S PROBE_DIR [PROXY_TO]
+# nfs-ganesha PROXY_V4 re-exporting EXPORT_DIR over NFSv3 on PROXY_NFS/PROXY_MNT,
+# Attr_Expiration_Time = TTL_S. PROXY_V4 speaks NFSv4 to its origin, and the origin
+# of scripts/origin-ganesha.sh serves NFSv3 only, so its origin is a second
+# nfs-ganesha VFS process serving NFSv4 from the same folder on O4_NFS (O4_MNT is
+# unused by NFSv4 but must be a free port). The proxy connects to PROXY_TO
+# (default O4_NFS): a wan-emu pair LISTEN=O4_NFS puts its origin traffic on the
+# link. State and logs in WORK/origin4, WORK/proxy (origin4.log, proxy.log,
+# origin4.conf, proxy.conf). Sets proxy_url; returns 1 when a GETATTR of
+# PROBE_DIR/f000000 through it does not answer within about a minute.
+bench_start_proxy_v4() {
+  local work=$1 export_dir=$2 o4_nfs=$3 o4_mnt=$4 proxy_nfs=$5 proxy_mnt=$6 ttl_s=$7 probe=$8 to=${9:-$3}
+  local role s proto nport mport path pseudo fsal
+  for role in origin4 proxy; do
+    s=$work/$role; mkdir -p "$s/recovery"
+    bench_origin_states+=("$s")
+    if [ "$role" = origin4 ]; then
+      proto=4; nport=$o4_nfs; mport=$o4_mnt; path=$export_dir; pseudo=/origin4
+      fsal="FSAL { Name = VFS; }"
+    else
+      proto=3; nport=$proxy_nfs; mport=$proxy_mnt; path=/origin4; pseudo=/proxy
+      fsal="FSAL { Name = PROXY_V4; Srv_Addr = 127.0.0.1; NFS_Port = $to; Use_Privileged_Client_Port = false; }"
+    fi
+    cat >"$s/ganesha.conf" <<CONF
+NFS_CORE_PARAM {
+  Protocols = $proto;
+  NFS_Port = $nport;
+  MNT_Port = $mport;
+  NLM_Port = 0;
+  Rquota_Port = 0;
+  Enable_NLM = false;
+  Enable_RQUOTA = false;
+  Bind_addr = 127.0.0.1;
+}
+NFS_KRB5 { Active_krb5 = false; }
+NFSV4 { RecoveryRoot = "$s/recovery"; Graceless = true; }
+EXPORT {
+  Export_Id = 1;
+  Path = "$path";
+  Pseudo = "$pseudo";
+  Access_Type = RW;
+  Squash = No_Root_Squash;
+  Protocols = $proto;
+  Transports = TCP;
+  SecType = sys;
+  Attr_Expiration_Time = $ttl_s;
+  $fsal
+}
+LOG { Default_Log_Level = WARN; }
+CONF
+    cp "$s/ganesha.conf" "$work/$role.conf"
+    ganesha.nfsd -f "$s/ganesha.conf" -L "$work/$role.log" -p "$s/ganesha.pid" -N NIV_WARN || true
+    for _ in $(seq 300); do
+      (exec 3<>"/dev/tcp/127.0.0.1/$nport") 2>/dev/null && break
+      sleep 0.2
+    done
+  done
+  proxy_url="nfs://127.0.0.1/origin4?nfsport=$proxy_nfs&mountport=$proxy_mnt"
+  for _ in $(seq 20); do
+    if timeout 20 "$bench" --url "$proxy_url" --dir "$probe" --mode getattr --files 1 --duration 0.2 \
+         --timeout 10 >>"$work/bench.log" 2>&1; then
+      return 0
+    fi
+    sleep 2
+  done
+  tail -20 "$work/proxy.log" >&2 || true
+  return 1
 }
 
 bench_wan() { timeout 15 "$build/tools/wan-emu/wan-emu" --ctl "127.0.0.1:$wan_ctl_port" "$@"; }

@@ -3,8 +3,10 @@
 # each way (default 10: 20 ms RTT) and a --cap-mibps bandwidth cap (default 100
 # MiB/s), nfsgw-bench as the client, side by side in one run:
 #   1. one sequential reader of a cold --size-mib file (1 MiB READs, 4 in flight,
-#      like a kernel client's read-ahead): through nfsgw, and straight to the origin
-#      through the same link;
+#      like a kernel client's read-ahead): through nfsgw, straight to the origin
+#      through the same link, and through nfs-ganesha PROXY_V4 for reference (its
+#      NFSv4 origin, a second nfs-ganesha on the same folder, behind the same link;
+#      left out with a note when nfs-ganesha-proxy-v4 is not installed);
 #   2. the same read warm through nfsgw, against the origin straight over loopback
 #      with no delay;
 #   3. --readers readers of one cold file at once through nfsgw: bytes over the link
@@ -17,7 +19,8 @@
 #   tools/bench/data-wan.sh [--build DIR] [--size-mib 1024] [--delay-ms 10] [--cap-mibps 100]
 #        [--readers 32] [--small-files 2000] [--reps 1] [--out DIR]
 #
-# Ports (127.0.0.1): origin 24890/24848, wan-emu 24891/24892 (control 24893), nfsgw 24894.
+# Ports (127.0.0.1): origin 24890/24848, wan-emu 24891/24892 (control 24893), nfsgw 24894;
+# PROXY_V4's NFSv4 origin 24895 (24896 unused), its wan-emu pair 24897, PROXY_V4 24898/24899.
 # Bounded: every nfsgw-bench run by its --duration cap (600 s) and `timeout`.
 set -euo pipefail
 
@@ -40,7 +43,7 @@ while [ $# -gt 0 ]; do
     --small-files) small_files=$2; shift 2 ;;
     --reps) reps=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -54,6 +57,7 @@ for b in "$bench" "$nfsgw" "$build/tools/wan-emu/wan-emu"; do
   [ -x "$b" ] || { echo "missing $b: build nfsgw nfsgw-bench wan-emu first" >&2; exit 1; }
 done
 origin_nfs=24890; origin_mnt=24848; wan_nfs=24891; wan_mnt=24892; wan_ctl=24893; gw_port=24894
+o4_nfs=24895; o4_mnt=24896; wan_o4=24897; proxy_nfs=24898; proxy_mnt=24899
 
 work=$(mktemp -d /tmp/bench-data.XXXXXX)
 # shellcheck source=tools/bench/bench-lib.sh
@@ -78,7 +82,8 @@ timeout 600 dd if=/dev/urandom of="$export_dir/many/f000000" bs=1M count="$size_
 "$bench" --prepare-local "$export_dir" --dir small --files "$small_files" --size 131072 >/dev/null
 
 bench_start_origin "$work/origin" "$export_dir" "$origin_nfs" "$origin_mnt"
-bench_start_wan "$wan_nfs" "$origin_nfs" "$wan_mnt" "$origin_mnt" "$wan_ctl" "$delay" "$work/wan-emu.log"
+bench_start_wan "$wan_nfs" "$origin_nfs" "$wan_mnt" "$origin_mnt" "$wan_ctl" "$delay" "$work/wan-emu.log" \
+  "$wan_o4=$o4_nfs"
 kbps=$(( cap * 1048576 * 8 / 1000 ))
 bench_wan bandwidth "$kbps" >/dev/null
 wan_url="nfs://127.0.0.1$export_dir?nfsport=$wan_nfs&mountport=$wan_mnt"
@@ -88,6 +93,13 @@ config=$work/nfsgw.toml
 mkdir -p "$work/cache"
 bench_write_nfsgw_config "$config" "$gw_port" "$work/cache" "$wan_url" true 1h 256
 bench_start_nfsgw "$config" "$gw_port" "$work/nfsgw.log" probe
+proxy_note=""
+if ! bench_have_proxy_v4; then
+  proxy_note="nfs-ganesha PROXY_V4 is not installed (apt-get install -y nfs-ganesha-proxy-v4)"
+elif ! bench_start_proxy_v4 "$work" "$export_dir" "$o4_nfs" "$o4_mnt" "$proxy_nfs" "$proxy_mnt" 3600 big "$wan_o4"; then
+  proxy_note="PROXY_V4 did not answer within about a minute (see proxy.log, origin4.log)"
+fi
+[ -z "$proxy_note" ] || bench_log "NOTE: $proxy_note; its row is left out"
 blocks=$(( size_mib ))
 
 down_bytes() { bench_wan stats | grep -o '"down":{"bytes":[0-9]*' | grep -o '[0-9]*$'; }
@@ -136,6 +148,9 @@ for rep in $(seq "$reps"); do
   r=$(seq_read "$gw_url" big); echo "cold-gw $rep $r" >>"$results"; bench_log "cold through nfsgw #$rep: $r (s MiB/s link-MiB)"
   r=$(seq_read "$gw_url" big); echo "warm-gw $rep $r" >>"$results"; bench_log "warm through nfsgw #$rep: $r"
   r=$(seq_read "$wan_url" big); echo "wan-origin $rep $r" >>"$results"; bench_log "straight over the link #$rep: $r"
+  if [ -z "$proxy_note" ]; then
+    r=$(seq_read "$proxy_url" big); echo "proxy $rep $r" >>"$results"; bench_log "through PROXY_V4 over the link #$rep: $r"
+  fi
   r=$(seq_read "$lo_url" big); echo "lo-origin $rep $r" >>"$results"; bench_log "straight on loopback #$rep: $r"
   r=$(many_read); echo "many-gw $rep $r" >>"$results"; bench_log "$readers readers through nfsgw #$rep: $r (s link-MiB)"
 done
@@ -153,6 +168,11 @@ med() { grep "^$1 " "$results" | awk -v c="$2" '{ print $c }' | bench_median; }
   echo "|---|---:|---:|---:|"
   echo "| cold, through nfsgw | $(med cold-gw 3) | $(med cold-gw 4) | $(med cold-gw 5) |"
   echo "| straight to the origin over the link | $(med wan-origin 3) | $(med wan-origin 4) | $(med wan-origin 5) |"
+  if [ -z "$proxy_note" ]; then
+    echo "| cold, through nfs-ganesha PROXY_V4 (its NFSv4 origin over the link) | $(med proxy 3) | $(med proxy 4) | $(med proxy 5) |"
+  else
+    echo "| cold, through nfs-ganesha PROXY_V4 | - | - | - ($proxy_note) |"
+  fi
   echo "| warm, through nfsgw | $(med warm-gw 3) | $(med warm-gw 4) | $(med warm-gw 5) |"
   echo "| straight to the origin on loopback, no delay | $(med lo-origin 3) | $(med lo-origin 4) | - |"
   echo

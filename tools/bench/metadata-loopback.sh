@@ -120,65 +120,14 @@ for t in $targets; do
       fi
       ;;
     proxy)
-      if [ ! -e /usr/lib/x86_64-linux-gnu/ganesha/libfsalproxy_v4.so ] && ! ls /usr/lib*/ganesha/libfsalproxy_v4.so >/dev/null 2>&1; then
+      if ! bench_have_proxy_v4; then
         notes+=("nfs-ganesha PROXY_V4 is not installed (apt-get install -y nfs-ganesha-proxy-v4); left out")
         continue
       fi
-      for role in origin4 proxy; do
-        s=$work/$role; mkdir -p "$s/recovery"
-        bench_origin_states+=("$s")
-        if [ "$role" = origin4 ]; then
-          proto=4; nport=$o4_nfs; mport=$o4_mnt; path=$export_dir; pseudo=/origin4
-          fsal="FSAL { Name = VFS; }"
-        else
-          proto=3; nport=$proxy_nfs; mport=$proxy_mnt; path=/origin4; pseudo=/proxy
-          fsal="FSAL { Name = PROXY_V4; Srv_Addr = 127.0.0.1; NFS_Port = $o4_nfs; Use_Privileged_Client_Port = false; }"
-        fi
-        cat >"$s/ganesha.conf" <<CONF
-NFS_CORE_PARAM {
-  Protocols = $proto;
-  NFS_Port = $nport;
-  MNT_Port = $mport;
-  NLM_Port = 0;
-  Rquota_Port = 0;
-  Enable_NLM = false;
-  Enable_RQUOTA = false;
-  Bind_addr = 127.0.0.1;
-}
-NFS_KRB5 { Active_krb5 = false; }
-NFSV4 { RecoveryRoot = "$s/recovery"; Graceless = true; }
-EXPORT {
-  Export_Id = 1;
-  Path = "$path";
-  Pseudo = "$pseudo";
-  Access_Type = RW;
-  Squash = No_Root_Squash;
-  Protocols = $proto;
-  Transports = TCP;
-  SecType = sys;
-  Attr_Expiration_Time = $ttl_s;
-  $fsal
-}
-LOG { Default_Log_Level = WARN; }
-CONF
-        cp "$s/ganesha.conf" "$work/$role.conf"
-        ganesha.nfsd -f "$s/ganesha.conf" -L "$work/$role.log" -p "$s/ganesha.pid" -N NIV_WARN || true
-        for _ in $(seq 300); do
-          (exec 3<>"/dev/tcp/127.0.0.1/$nport") 2>/dev/null && break
-          sleep 0.2
-        done
-      done
-      purl="nfs://127.0.0.1/origin4?nfsport=$proxy_nfs&mountport=$proxy_mnt"
-      ok=""
-      for _ in $(seq 20); do
-        if timeout 20 "$bench" --url "$purl" --mode getattr --files "$files" --duration 0.2 --timeout 10 >>"$work/bench.log" 2>&1; then ok=1; break; fi
-        sleep 2
-      done
-      if [ -n "$ok" ]; then
-        url[proxy]=$purl; active="$active proxy"
+      if bench_start_proxy_v4 "$work" "$export_dir" "$o4_nfs" "$o4_mnt" "$proxy_nfs" "$proxy_mnt" "$ttl_s" nfsgw-bench; then
+        url[proxy]=$proxy_url; active="$active proxy"
       else
         notes+=("PROXY_V4 did not answer within about a minute (see proxy.log, origin4.log); left out")
-        tail -20 "$work/proxy.log" >&2 || true
       fi
       ;;
     *) echo "unknown target $t" >&2; exit 2 ;;

@@ -65,21 +65,13 @@ TEST_F(DiskBlockStoreTest, AFlippedByteIsAMissCountedAndDropped) {
   store->write(f, st, 0, pattern(kBlock, 1));
   store->write(f, st, 1, pattern(kBlock, 2));
   ASSERT_TRUE(store->read(f, st, 1));  // positive control
-  const auto file = the_data_file();
-  {
-    std::fstream io(file, std::ios::in | std::ios::out | std::ios::binary);
-    io.seekg(kBlock + 123);
-    char c = 0;
-    io.read(&c, 1);
-    c = static_cast<char>(c ^ 0x01);
-    io.seekp(kBlock + 123);
-    io.write(&c, 1);
-  }
+  testing::flip_byte(the_data_file(), kBlock + 123);
   // The file's descriptor is open (read() above): read_now() checks too, and
   // leaves the bad block to read(), which drops and counts it.
-  std::string out;
+  std::string out(kBlock, '\0');
   EXPECT_EQ(store->read_now(f, st, 1, out), BlockStore::Now::WouldWait);
   EXPECT_EQ(store->read_now(f, st, 0, out), BlockStore::Now::Hit) << "positive control";
+  EXPECT_EQ(out, pattern(kBlock, 1));
   EXPECT_FALSE(store->read(f, st, 1));
   auto u = store->usage();
   EXPECT_EQ(u.corrupt_dropped, 1u);
@@ -298,11 +290,21 @@ TEST(Crc32c, KnownValuesAndBothPathsAgree) {
   EXPECT_EQ(crc32c("123456789"), 0xE3069283u);
   EXPECT_EQ(crc32c(""), 0u);
   EXPECT_EQ(crc32c(std::string(32, '\0')), 0x8A9136AAu);
-  for (std::size_t n : {0u, 1u, 7u, 8u, 9u, 63u, 4096u, 4099u}) {
+  // Around the three-stream stripes (3 x 4096 bytes) too, and a whole block.
+  for (std::size_t n : {0u, 1u, 7u, 8u, 9u, 63u, 4096u, 4099u, 12287u, 12288u, 12289u, 24576u, 40005u, 1u << 20}) {
     const std::string s = pattern(n, static_cast<std::uint32_t>(n));
     EXPECT_EQ(crc32c(0, s.data(), s.size()), crc32c_portable(0, s.data(), s.size())) << n;
     // Continuing over two halves gives the CRC of the whole.
     EXPECT_EQ(crc32c(crc32c(0, s.data(), n / 2), s.data() + n / 2, n - n / 2), crc32c(s)) << n;
+    EXPECT_EQ(crc32c(0x12345678u, s.data(), n), crc32c_portable(0x12345678u, s.data(), n)) << n;
+  }
+  // One flipped bit in any stripe changes it.
+  std::string big = pattern(3 * 12288, 7);
+  const std::uint32_t whole = crc32c(big);
+  for (std::size_t at : {0u, 4095u, 4096u, 8200u, 12287u, 20000u}) {
+    big[at] ^= 1;
+    EXPECT_NE(crc32c(big), whole) << at;
+    big[at] ^= 1;
   }
   EXPECT_NE(crc32c("123456789"), crc32c("123456780"));
 }

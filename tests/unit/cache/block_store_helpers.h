@@ -2,6 +2,8 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "cache/block_store.h"
@@ -14,6 +16,17 @@ inline ObjectKey data_file(std::uint32_t export_id, std::uint8_t n) {
   const std::uint8_t fh[] = {0xf1, n, 0x07, n, 0x42};
   k.fh.assign(fh);
   return k;
+}
+
+/// Flips one bit of the byte at `offset` of a file, as a disk fault would.
+inline void flip_byte(const std::filesystem::path& file, std::uint64_t offset) {
+  std::fstream io(file, std::ios::in | std::ios::out | std::ios::binary);
+  io.seekg(static_cast<std::streamoff>(offset));
+  char c = 0;
+  io.read(&c, 1);
+  c = static_cast<char>(c ^ 0x01);
+  io.seekp(static_cast<std::streamoff>(offset));
+  io.write(&c, 1);
 }
 
 inline Stamp data_stamp(std::uint64_t size, std::uint32_t mtime = 100) {

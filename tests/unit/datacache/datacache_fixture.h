@@ -56,12 +56,16 @@ class DataCacheTest : public ::testing::Test {
     if (layer) quiesce();
   }
 
-  /// Creates the layer with `settings` over a fresh memory store.
-  void start() {
+  static cache::BlockStoreOptions store_options() {
     cache::BlockStoreOptions o;
     o.block_bytes = kBlock;
     o.disk_bytes = 1ull << 30;
-    store = std::make_unique<FlakyStore>(cache::make_memory_block_store(o));
+    return o;
+  }
+  /// Creates the layer with `settings` over a fresh memory store (or `inner`).
+  void start(std::unique_ptr<cache::BlockStore> inner = nullptr) {
+    if (!inner) inner = cache::make_memory_block_store(store_options());
+    store = std::make_unique<FlakyStore>(std::move(inner));
     layer = std::make_unique<DataCache>(origin, *store, pool, kExport, settings);
   }
 

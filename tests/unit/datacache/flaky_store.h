@@ -1,6 +1,6 @@
 // A BlockStore that passes every call to a real one (the memory store) and can be
 // told to throw BlockStoreError, as a failing disk would, from reads, from writes
-// (write, apply_write, restamp) or from drops.
+// (write, apply_write, restamp) or from drops; it counts apply_write() calls.
 #pragma once
 
 #include <atomic>
@@ -16,16 +16,19 @@ class FlakyStore final : public cache::BlockStore {
   explicit FlakyStore(std::unique_ptr<cache::BlockStore> inner) : inner_(std::move(inner)) {}
 
   std::atomic<bool> fail_reads{false}, fail_writes{false}, fail_drops{false};
+  /// apply_write() calls so far (each one a hop to the disk pool).
+  std::atomic<int> apply_writes{0};
 
   std::uint32_t block_bytes() const override { return inner_->block_bytes(); }
   std::optional<std::string> read(const cache::ObjectKey& f, const cache::Stamp& s, std::uint64_t i) override {
     check(fail_reads);
     return inner_->read(f, s, i);
   }
-  Now read_now(const cache::ObjectKey& f, const cache::Stamp& s, std::uint64_t i, std::string& out) override {
+  Now read_now(const cache::ObjectKey& f, const cache::Stamp& s, std::uint64_t i, std::span<char> out) override {
     if (fail_reads) return Now::WouldWait;  // the failing disk shows in read()
     return inner_->read_now(f, s, i, out);
   }
+  bool no_blocks_now(const cache::ObjectKey& f) override { return inner_->no_blocks_now(f); }
   bool contains(const cache::ObjectKey& f, const cache::Stamp& s, std::uint64_t i) override {
     check(fail_reads);
     return inner_->contains(f, s, i);
@@ -40,6 +43,7 @@ class FlakyStore final : public cache::BlockStore {
   }
   bool apply_write(const cache::ObjectKey& f, const cache::Stamp& b, const cache::Stamp& a, std::uint64_t off,
                    std::string_view d) override {
+    ++apply_writes;
     check(fail_writes);
     return inner_->apply_write(f, b, a, off, d);
   }

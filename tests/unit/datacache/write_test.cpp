@@ -30,6 +30,49 @@ TEST_F(WriteTest, AWritePatchesTheCachedBlockAndTheNextReadIsAHit) {
   EXPECT_EQ(origin.calls(Proc::Read), 0u);
 }
 
+TEST_F(WriteTest, AWriteToAFileWithNoCachedBlocksLeavesTheStoreAlone) {
+  start();
+  std::string content = pattern(2 * kBlock);
+  const auto f = origin.add_file(content);
+  ASSERT_EQ(write(f, 10, "first").status, Status::Ok);
+  EXPECT_EQ(store->apply_writes.load(), 0) << "no hop to the pool for a file with no blocks";
+  EXPECT_EQ(origin.calls(Proc::Write), 1u);
+  content.replace(10, 5, "first");
+  // Once it has blocks, a WRITE patches them again (on the pool).
+  ASSERT_EQ(bytes_of(read(f, 0, 2 * kBlock)), content);
+  ASSERT_EQ(write(f, 20, "second").status, Status::Ok);
+  EXPECT_EQ(store->apply_writes.load(), 1);
+  EXPECT_EQ(counts().blocks_patched, 1u);
+  content.replace(20, 6, "second");
+  origin.reset_calls();
+  EXPECT_EQ(bytes_of(read(f, 0, 2 * kBlock)), content);
+  EXPECT_EQ(origin.calls(Proc::Read), 0u);
+  // Dropped (invalidate), the file goes back to the path without the pool.
+  layer->drop_file(f);
+  drain_pool();
+  ASSERT_EQ(cached_blocks(), 0u);
+  ASSERT_EQ(write(f, 30, "third").status, Status::Ok);
+  EXPECT_EQ(store->apply_writes.load(), 1);
+}
+
+TEST_F(WriteTest, BlocksCachedWhileAWriteWasOutAreDroppedWhenItAnswers) {
+  start();
+  const auto f = origin.add_file(pattern(kBlock, 1));
+  origin.hold(Proc::Write);  // applied by the origin at once, answered when released
+  auto w = spawn(invoke(*layer, &Nfs3Program::write, as(0),
+                        nfs3::WriteArgs{f, 0, 1, nfs3::StableHow::FileSync, {'x'}}));
+  pump_until([&] { return origin.held(Proc::Write) == 1; });
+  // The file had no blocks when the WRITE left; a reader caches one meanwhile.
+  ASSERT_EQ(read(f, 0, kBlock).count, kBlock);
+  ASSERT_EQ(cached_blocks(), 1u);
+  origin.release(Proc::Write);
+  ASSERT_EQ(wait(w).status, Status::Ok);
+  drain_pool();
+  EXPECT_EQ(cached_blocks(), 0u) << "no copy of the payload to patch them with: dropped";
+  EXPECT_EQ(counts().files_dropped, 1u);
+  EXPECT_EQ(read(f, 0, kBlock).data[0], static_cast<std::uint8_t>('x'));
+}
+
 TEST_F(WriteTest, AnAppendGrowsTheShortLastBlock) {
   start();
   const auto f = origin.add_file(pattern(100));

@@ -85,7 +85,7 @@ TEST_F(TranslatorPolicyTest, ReadsOnAReadOnlyExportPass) {
   ro_fake.read_res.data = {1, 2};
   const auto res = run_awaitable(translator->read(client_ctx(), ra));
   EXPECT_EQ(res.status, Status::Ok);
-  EXPECT_EQ(res.data, (std::vector<std::uint8_t>{1, 2}));
+  EXPECT_EQ(res.data, (nfs3::Payload{1, 2}));
   EXPECT_EQ(ro_fake.read_args.file, origin_file);
 }
 
