@@ -38,7 +38,7 @@ TEST(LoadTest, TwoThousandConcurrentCallsOverFourConnections) {
           if (use_read) {
             auto r = co_await h.fwd().read(as_user(1000, 1000), nfs3::ReadArgs{fh, 0, 4096});
             ok = r.status == nfs3::Status::Ok && r.data.size() == want &&
-                 r.data.front() == static_cast<std::uint8_t>('a' + i);
+                 r.data[0] == static_cast<std::uint8_t>('a' + i);
           } else {
             auto r = co_await h.fwd().getattr(as_root(), nfs3::GetattrArgs{fh});
             ok = r.status == nfs3::Status::Ok && r.attributes.size == want;
