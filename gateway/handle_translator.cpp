@@ -177,40 +177,48 @@ Awaitable<nfs3::LookupRes> HandleTranslator::lookup(const CallContext& ctx,
 // The same steps as the coroutines, for a layer below that can answer at once. An
 // export whose root is not known yet waits for it: the coroutine's work.
 
+template <typename Res, typename Args, typename Handle, typename Then>
+std::optional<Res> HandleTranslator::answer_now(const CallContext& ctx, const Args& a, Handle handle_of,
+                                                Then then) {
+  Args args = a;
+  Scope scope;
+  const Status s = enter(ctx, handle_of(args), scope);
+  if (scope.root_pending) return std::nullopt;
+  if (s != Status::Ok) return failure<Res>(s);
+  return then(scope, args);
+}
+
 std::optional<nfs3::GetattrRes> HandleTranslator::getattr_now(const CallContext& ctx,
                                                               const nfs3::GetattrArgs& a) {
-  nfs3::GetattrArgs args = a;
-  Scope scope;
-  const Status s = enter(ctx, args.object, scope);
-  if (scope.root_pending) return std::nullopt;
-  if (s != Status::Ok) return failure<nfs3::GetattrRes>(s);
-  return scope.route->e.downstream->getattr_now(scope.ctx, args);
+  return answer_now<nfs3::GetattrRes>(
+      ctx, a, [](nfs3::GetattrArgs& x) -> FileHandle& { return x.object; },
+      [](Scope& scope, const nfs3::GetattrArgs& args) {
+        return scope.route->e.downstream->getattr_now(scope.ctx, args);
+      });
 }
 
 std::optional<nfs3::LookupRes> HandleTranslator::lookup_now(const CallContext& ctx,
                                                             const nfs3::LookupArgs& a) {
-  nfs3::LookupArgs args = a;
-  Scope scope;
-  const Status s = enter(ctx, args.what.dir, scope);
-  if (scope.root_pending) return std::nullopt;
-  if (s != Status::Ok) return failure<nfs3::LookupRes>(s);
-  if (scope.at_root && args.what.name == "..") args.what.name = ".";
-  auto res = scope.route->e.downstream->lookup_now(scope.ctx, args);
-  if (res && res->status == Status::Ok) res->object = outward(scope, res->object);
-  return res;
+  return answer_now<nfs3::LookupRes>(
+      ctx, a, [](nfs3::LookupArgs& x) -> FileHandle& { return x.what.dir; },
+      [this](Scope& scope, nfs3::LookupArgs& args) {
+        if (scope.at_root && args.what.name == "..") args.what.name = ".";
+        auto res = scope.route->e.downstream->lookup_now(scope.ctx, args);
+        if (res && res->status == Status::Ok) res->object = outward(scope, res->object);
+        return res;
+      });
 }
 
 std::optional<nfs3::AccessRes> HandleTranslator::access_now(const CallContext& ctx,
                                                             const nfs3::AccessArgs& a) {
-  nfs3::AccessArgs args = a;
-  Scope scope;
-  const Status s = enter(ctx, args.object, scope);
-  if (scope.root_pending) return std::nullopt;
-  if (s != Status::Ok) return failure<nfs3::AccessRes>(s);
-  auto res = scope.route->e.downstream->access_now(scope.ctx, args);
-  if (res && scope.route->e.config->access == config::Access::ReadOnly)
-    res->access &= ~(nfs3::access::Modify | nfs3::access::Extend | nfs3::access::Delete);
-  return res;
+  return answer_now<nfs3::AccessRes>(
+      ctx, a, [](nfs3::AccessArgs& x) -> FileHandle& { return x.object; },
+      [](Scope& scope, const nfs3::AccessArgs& args) {
+        auto res = scope.route->e.downstream->access_now(scope.ctx, args);
+        if (res && scope.route->e.config->access == config::Access::ReadOnly)
+          res->access &= ~(nfs3::access::Modify | nfs3::access::Extend | nfs3::access::Delete);
+        return res;
+      });
 }
 
 Awaitable<nfs3::AccessRes> HandleTranslator::access(const CallContext& ctx,

@@ -97,6 +97,11 @@ class HandleTranslator final : public Nfs3Program {
   static const nfs3::FileHandle* known_root(const Route& route);
   static Awaitable<nfs3::FileHandle> origin_root(Route& route);
 
+  /// The *_now functions: enter() without waiting, then `then(scope, args)`; no
+  /// answer while the export's root is unknown, the failure when entry fails.
+  template <typename Res, typename Args, typename Handle, typename Then>
+  std::optional<Res> answer_now(const CallContext& ctx, const Args& a, Handle handle_of, Then then);
+
   /// The common case: one handle, forwarded as it is.
   template <typename Res, typename Args>
   Awaitable<Res> forward(const CallContext& ctx, Args args, nfs3::FileHandle Args::*handle,
