@@ -313,8 +313,13 @@ struct MetadataStore::Impl {
     if constexpr (kMemoized<R>) {
       if (options.thread_memo) {
         memo = &PeekMemo::slot(hash);
-        if (PeekMemo::usable(*memo, instance, hash, buf, sh.writes.load(std::memory_order_acquire)))
+        if (PeekMemo::usable(*memo, instance, hash, buf, sh.writes.load(std::memory_order_acquire))) {
+          if (PeekMemo::wants_copy(*memo)) {
+            memo->value = std::make_shared<const R>(*static_cast<const R*>(memo->value.get()));
+            memo->own = true;
+          }
           return {Where::Memory, std::static_pointer_cast<const R>(memo->value)};
+        }
       }
     }
     std::string error;
@@ -324,9 +329,7 @@ struct MetadataStore::Impl {
       switch (known(sh, buf, v, true)) {
         case Known::Value: {
           auto r = std::static_pointer_cast<const R>(std::move(v));
-          if (memo != nullptr)
-            PeekMemo::fill(*memo, instance, hash, buf, sh.writes.load(std::memory_order_relaxed),
-                           std::make_shared<const R>(*r));
+          if (memo != nullptr) PeekMemo::fill(*memo, instance, hash, buf, sh.writes.load(std::memory_order_relaxed), r);
           return {Where::Memory, std::move(r)};
         }
         case Known::Absent:

@@ -9,7 +9,10 @@
 // record it read, with the shard's change counter at that moment: while the counter
 // is unchanged nothing in the shard changed (every put, update, erase, range erase
 // and swept record bumps it), so the copy is still what the store holds, and it is
-// served without a lock or a shared write. Every `kUsesBeforeRefresh`th use goes
+// served without a lock. A slot first shares the store's record (filling it costs
+// no allocation, so a memo that thrashes under random reads costs little); once
+// it has been used `kCopyAfterUses` times it gets this thread's own copy, whose
+// reference count no other core writes. Every `kUsesBeforeRefresh`th use goes
 // through the memory layer again, so that its LRU order and the disk's last-used
 // times still see the record as hot.
 //
@@ -30,14 +33,16 @@ class PeekMemo {
  public:
   static constexpr std::size_t kSlots = 2048;  // direct-mapped, per thread
   static constexpr std::uint32_t kUsesBeforeRefresh = 64;
+  static constexpr std::uint32_t kCopyAfterUses = 2;
 
   struct Slot {
     std::uint64_t store = 0;   // 0: empty
     std::size_t hash = 0;
     std::uint64_t writes = 0;  // the shard's change counter when filled
     std::uint32_t uses = 0;
+    bool own = false;  // `value` is this thread's own copy, not the store's record
     std::string key;
-    std::shared_ptr<const void> value;  // this thread's own copy of the record
+    std::shared_ptr<const void> value;
   };
 
   /// This thread's slot for `hash`.
@@ -55,14 +60,18 @@ class PeekMemo {
     return ++s.uses < kUsesBeforeRefresh;
   }
 
+  /// True when the slot's record is used often enough to be worth a copy of its own.
+  static bool wants_copy(const Slot& s) { return !s.own && s.uses >= kCopyAfterUses; }
+
   static void fill(Slot& s, std::uint64_t store, std::size_t hash, std::string_view key, std::uint64_t writes,
-                   std::shared_ptr<const void> copy) {
+                   std::shared_ptr<const void> record) {
     s.store = store;
     s.hash = hash;
     s.writes = writes;
     s.uses = 0;
+    s.own = false;
     s.key.assign(key);
-    s.value = std::move(copy);
+    s.value = std::move(record);
   }
 };
 
