@@ -88,7 +88,9 @@ Awaitable<std::optional<nfs3::ReadRes>> DataCache::read_cached(const CallContext
   char* const reply = reinterpret_cast<char*>(res.data.data());
   bool missed = false;
   std::uint64_t from_cache = 0;
-  for (std::uint64_t index = offset / block_bytes_; index * block_bytes_ < end; ++index) {
+  // A READ of nothing (count 0, or at or past the end of the file) touches no
+  // block: its reply has no bytes (and no memory to copy into).
+  for (std::uint64_t index = offset / block_bytes_; offset < end && index * block_bytes_ < end; ++index) {
     const std::uint64_t start = index * block_bytes_;
     const std::uint64_t length = std::min<std::uint64_t>(block_bytes_, a.size - start);
     // The part of the block the READ asks for, and where it goes in the reply.

@@ -73,6 +73,17 @@ TEST_F(ReadTest, EndOfFileIsAnsweredAsTheOriginWould) {
   EXPECT_EQ(none.count, 0u);
   EXPECT_FALSE(none.eof);
 
+  // A READ of nothing touches no block: nothing is fetched for it.
+  const auto cold = origin.add_file(pattern(kBlock + 10));
+  read(cold, 0, 1);  // learns the attributes and the permission (one block fetched)
+  origin.reset_calls();
+  for (auto [off, cnt] : {std::pair<std::uint64_t, std::uint32_t>{kBlock + 5, 0}, {kBlock + 10, 100}, {5 * kBlock, 7}}) {
+    auto r = read(cold, off, cnt);
+    EXPECT_EQ(r.count, 0u) << off;
+    EXPECT_TRUE(r.data.empty()) << off;
+  }
+  EXPECT_EQ(origin.calls(Proc::Read), 0u);
+
   // The same answers straight from the origin.
   for (auto [off, cnt] : {std::pair<std::uint64_t, std::uint32_t>{size - 23, 4096}, {size + 5000, 100}, {10, 0}}) {
     nfs3::ReadRes direct = run(invoke(origin, &Nfs3Program::read, as(0), nfs3::ReadArgs{f, off, cnt}));
