@@ -166,11 +166,21 @@ Awaitable<nfs3::LookupRes> HandleTranslator::lookup(const CallContext& ctx,
   Status s = enter(ctx, args.what.dir, scope);
   if (scope.root_pending) s = co_await finish_enter(scope, args.what.dir);
   if (s != Status::Ok) co_return failure<nfs3::LookupRes>(s);
-  // Clients may not climb out of an export: ".." of its root is the root itself.
-  if (scope.at_root && args.what.name == "..") args.what.name = ".";
+  stay_inside(scope, args);
   nfs3::LookupRes res = co_await scope.route->e.downstream->lookup(scope.ctx, std::move(args));
   if (res.status == Status::Ok) res.object = outward(scope, res.object);
   co_return res;
+}
+
+void HandleTranslator::stay_inside(const Scope& scope, nfs3::LookupArgs& args) {
+  // Clients may not climb out of an export: ".." of its root is the root itself.
+  if (scope.at_root && args.what.name == "..") args.what.name = ".";
+}
+
+void HandleTranslator::mask_read_only(const Scope& scope, nfs3::AccessRes& res) {
+  // On a read-only export nothing may be changed, whatever the origin allows.
+  if (scope.route->e.config->access == config::Access::ReadOnly)
+    res.access &= ~(nfs3::access::Modify | nfs3::access::Extend | nfs3::access::Delete);
 }
 
 // ---- answers without waiting (nfs3_program.h) -----------------------------------
@@ -202,7 +212,7 @@ std::optional<nfs3::LookupRes> HandleTranslator::lookup_now(const CallContext& c
   return answer_now<nfs3::LookupRes>(
       ctx, a, [](nfs3::LookupArgs& x) -> FileHandle& { return x.what.dir; },
       [this](Scope& scope, nfs3::LookupArgs& args) {
-        if (scope.at_root && args.what.name == "..") args.what.name = ".";
+        stay_inside(scope, args);
         auto res = scope.route->e.downstream->lookup_now(scope.ctx, args);
         if (res && res->status == Status::Ok) res->object = outward(scope, res->object);
         return res;
@@ -215,8 +225,7 @@ std::optional<nfs3::AccessRes> HandleTranslator::access_now(const CallContext& c
       ctx, a, [](nfs3::AccessArgs& x) -> FileHandle& { return x.object; },
       [](Scope& scope, const nfs3::AccessArgs& args) {
         auto res = scope.route->e.downstream->access_now(scope.ctx, args);
-        if (res && scope.route->e.config->access == config::Access::ReadOnly)
-          res->access &= ~(nfs3::access::Modify | nfs3::access::Extend | nfs3::access::Delete);
+        if (res) mask_read_only(scope, *res);
         return res;
       });
 }
@@ -229,9 +238,7 @@ Awaitable<nfs3::AccessRes> HandleTranslator::access(const CallContext& ctx,
   if (scope.root_pending) s = co_await finish_enter(scope, args.object);
   if (s != Status::Ok) co_return failure<nfs3::AccessRes>(s);
   nfs3::AccessRes res = co_await scope.route->e.downstream->access(scope.ctx, std::move(args));
-  // On a read-only export nothing may be changed, whatever the origin allows.
-  if (scope.route->e.config->access == config::Access::ReadOnly)
-    res.access &= ~(nfs3::access::Modify | nfs3::access::Extend | nfs3::access::Delete);
+  mask_read_only(scope, res);
   co_return res;
 }
 

@@ -97,6 +97,10 @@ class HandleTranslator final : public Nfs3Program {
   static const nfs3::FileHandle* known_root(const Route& route);
   static Awaitable<nfs3::FileHandle> origin_root(Route& route);
 
+  /// LOOKUP's ".." at the export root becomes "." (coroutine and *_now alike).
+  static void stay_inside(const Scope& scope, nfs3::LookupArgs& args);
+  /// ACCESS on a read-only export grants no change bits (coroutine and *_now alike).
+  static void mask_read_only(const Scope& scope, nfs3::AccessRes& res);
   /// The *_now functions: enter() without waiting, then `then(scope, args)`; no
   /// answer while the export's root is unknown, the failure when entry fails.
   template <typename Res, typename Args, typename Handle, typename Then>
