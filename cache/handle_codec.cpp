@@ -12,10 +12,13 @@
 #include <openssl/crypto.h>
 
 #include <array>
+#include <atomic>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include "cache/handle_codec.h"
+#include "cache/handle_memo.h"
 #include "cache/keyed_hmac.h"
 
 namespace nfsgw::cache {
@@ -57,6 +60,20 @@ std::string reverse_key(std::uint64_t id) {
 }
 const std::string kNextKey = "fh/next";
 
+std::atomic<std::uint64_t> next_codec_instance{1};
+
+std::uint32_t export_of(const nfs3::FileHandle& gateway) {
+  return static_cast<std::uint32_t>(get_be(gateway.bytes.data() + 1, 4));
+}
+/// A gateway handle ends in its MAC: its last bytes are already a good hash.
+std::size_t mac_hash(const nfs3::FileHandle& gateway) {
+  return static_cast<std::size_t>(get_be(gateway.bytes.data() + gateway.len - 8, 8));
+}
+std::size_t origin_hash(std::uint32_t export_id, const nfs3::FileHandle& origin) {
+  const std::string_view bytes(reinterpret_cast<const char*>(origin.bytes.data()), origin.len);
+  return std::hash<std::string_view>{}(bytes) ^ (std::size_t{export_id} * 0x9e3779b97f4a7c15ull);
+}
+
 /// Builds header | payload | mac.
 nfs3::FileHandle seal(const KeyedHmac& mac_of, std::uint32_t export_id, HandleCodec::Kind kind,
                       std::span<const std::uint8_t> payload) {
@@ -73,7 +90,8 @@ nfs3::FileHandle seal(const KeyedHmac& mac_of, std::uint32_t export_id, HandleCo
 
 }  // namespace
 
-HandleCodec::HandleCodec(std::vector<std::uint8_t> secret, KvStore& map) : map_(map) {
+HandleCodec::HandleCodec(std::vector<std::uint8_t> secret, KvStore& map)
+    : map_(map), instance_(next_codec_instance.fetch_add(1)) {
   if (secret.size() < kMinSecret) {
     throw std::invalid_argument("handle secret must be at least 32 bytes, got " + std::to_string(secret.size()));
   }
@@ -90,6 +108,15 @@ nfs3::FileHandle HandleCodec::root(std::uint32_t export_id) const {
 }
 
 nfs3::FileHandle HandleCodec::wrap(std::uint32_t export_id, const nfs3::FileHandle& origin) {
+  auto& set = HandleMemo::set_of(HandleMemo::Direction::Wrap, origin_hash(export_id, origin));
+  if (const auto* hit = HandleMemo::find(set, instance_, export_id, origin)) return hit->value;
+  nfs3::FileHandle gateway = wrap_uncached(export_id, origin);
+  auto& slot = HandleMemo::victim(set);
+  slot = HandleMemo::Slot{instance_, export_id, 0, origin, gateway};
+  return gateway;
+}
+
+nfs3::FileHandle HandleCodec::wrap_uncached(std::uint32_t export_id, const nfs3::FileHandle& origin) {
   if (origin.len <= kMaxEmbedded) return seal(*mac_, export_id, Kind::Embedded, origin.view());
 
   const std::string fwd = forward_key(export_id, origin);
@@ -120,6 +147,20 @@ nfs3::FileHandle HandleCodec::wrap(std::uint32_t export_id, const nfs3::FileHand
 }
 
 std::optional<HandleCodec::Decoded> HandleCodec::unwrap(const nfs3::FileHandle& gateway) const {
+  if (gateway.len < kHeader + kMac) return std::nullopt;
+  const std::uint32_t export_id = export_of(gateway);
+  auto& set = HandleMemo::set_of(HandleMemo::Direction::Unwrap, mac_hash(gateway));
+  if (const auto* hit = HandleMemo::find(set, instance_, export_id, gateway))
+    return Decoded{export_id, static_cast<Kind>(hit->kind), hit->value};
+  auto decoded = unwrap_uncached(gateway);
+  if (decoded) {
+    auto& slot = HandleMemo::victim(set);
+    slot = HandleMemo::Slot{instance_, export_id, static_cast<std::uint8_t>(decoded->kind), gateway, decoded->origin};
+  }
+  return decoded;
+}
+
+std::optional<HandleCodec::Decoded> HandleCodec::unwrap_uncached(const nfs3::FileHandle& gateway) const {
   auto b = gateway.view();
   if (b.size() < kHeader + kMac || b.size() > nfs3::kFhSize) return std::nullopt;
   if (b[0] != kVersion) return std::nullopt;

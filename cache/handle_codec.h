@@ -50,8 +50,12 @@ class HandleCodec {
   std::optional<Decoded> unwrap(const nfs3::FileHandle& gateway) const;
 
  private:
+  nfs3::FileHandle wrap_uncached(std::uint32_t export_id, const nfs3::FileHandle& origin);
+  std::optional<Decoded> unwrap_uncached(const nfs3::FileHandle& gateway) const;
+
   std::unique_ptr<KeyedHmac> mac_;  // keyed from the secret
   KvStore& map_;
+  const std::uint64_t instance_;  // tags this codec's entries in the per-thread memo
   mutable std::mutex mu_;  // guards id allocation
 };
 

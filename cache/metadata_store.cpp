@@ -309,16 +309,17 @@ struct MetadataStore::Impl {
     codec::append_key(buf, key);
     const std::size_t hash = SvHash{}(buf);
     Shard& sh = shard_at(hash);
-    PeekMemo::Slot* memo = nullptr;
+    PeekMemo::Set* memo = nullptr;
     if constexpr (kMemoized<R>) {
       if (options.thread_memo) {
-        memo = &PeekMemo::slot(hash);
-        if (PeekMemo::usable(*memo, instance, hash, buf, sh.writes.load(std::memory_order_acquire))) {
-          if (PeekMemo::wants_copy(*memo)) {
-            memo->value = std::make_shared<const R>(*static_cast<const R*>(memo->value.get()));
-            memo->own = true;
+        memo = &PeekMemo::set_of(hash);
+        PeekMemo::Slot* slot = PeekMemo::find(*memo, instance, hash, buf);
+        if (slot != nullptr && PeekMemo::usable(*slot, sh.writes.load(std::memory_order_acquire))) {
+          if (PeekMemo::wants_copy(*slot)) {
+            slot->value = std::make_shared<const R>(*static_cast<const R*>(slot->value.get()));
+            slot->own = true;
           }
-          return {Where::Memory, std::static_pointer_cast<const R>(memo->value)};
+          return {Where::Memory, std::static_pointer_cast<const R>(slot->value)};
         }
       }
     }
@@ -329,7 +330,9 @@ struct MetadataStore::Impl {
       switch (known(sh, buf, v, true)) {
         case Known::Value: {
           auto r = std::static_pointer_cast<const R>(std::move(v));
-          if (memo != nullptr) PeekMemo::fill(*memo, instance, hash, buf, sh.writes.load(std::memory_order_relaxed), r);
+          if (memo != nullptr)
+            PeekMemo::fill(PeekMemo::victim(*memo, instance, hash, buf), instance, hash, buf,
+                           sh.writes.load(std::memory_order_relaxed), r);
           return {Where::Memory, std::move(r)};
         }
         case Known::Absent:

@@ -1,0 +1,103 @@
+// The handle codec's per-thread memo (handle_memo.h): it answers exactly what the
+// codec would, and only for the same codec, export and bytes.
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "cache/handle_codec.h"
+#include "controlled_store.h"
+#include "handle_helpers.h"
+
+using namespace nfsgw;
+using namespace nfsgw::cache;
+using nfsgw::cache::testing::ControlledStore;
+using nfsgw::cache::testing::origin;
+using nfsgw::cache::testing::secret;
+
+TEST(HandleMemo, AMappedHandleReadsTheMapOnlyTheFirstTime) {
+  ControlledStore store(make_memory_store());
+  HandleCodec codec(secret(1), store);
+  const auto long_origin = origin(60, 3);  // too long to embed: mapped
+  const auto fh = codec.wrap(1, long_origin);
+
+  // Wrap again: the memo answers, the map is not read.
+  const int before_wrap = store.disk_gets + store.memory_gets;
+  EXPECT_EQ(codec.wrap(1, long_origin), fh);
+  EXPECT_EQ(store.disk_gets + store.memory_gets, before_wrap);
+
+  // In another thread (an empty memo), unwrap reads the map: the positive control.
+  std::thread([&] {
+    const int before = store.disk_gets + store.memory_gets;
+    auto d = codec.unwrap(fh);
+    ASSERT_TRUE(d);
+    EXPECT_EQ(d->origin, long_origin);
+    EXPECT_GT(store.disk_gets + store.memory_gets, before) << "the first unwrap must read the map";
+    const int after_first = store.disk_gets + store.memory_gets;
+    d = codec.unwrap(fh);
+    ASSERT_TRUE(d);
+    EXPECT_EQ(d->origin, long_origin);
+    EXPECT_EQ(d->kind, HandleCodec::Kind::Mapped);
+    EXPECT_EQ(d->export_id, 1u);
+    EXPECT_EQ(store.disk_gets + store.memory_gets, after_first) << "the second unwrap comes from the memo";
+  }).join();
+}
+
+TEST(HandleMemo, AHandleVerifiedByOneCodecIsNotTrustedByAnother) {
+  auto store_a = make_memory_store();
+  auto store_b = make_memory_store();
+  HandleCodec a(secret(1), *store_a);
+  HandleCodec b(secret(2), *store_b);
+  const auto fh = a.wrap(7, origin(28, 1));
+  ASSERT_TRUE(a.unwrap(fh));  // now in this thread's memo, for codec a
+  EXPECT_FALSE(b.unwrap(fh)) << "another secret must refuse it, memo or not";
+  EXPECT_TRUE(a.unwrap(fh));
+}
+
+TEST(HandleMemo, TheSameOriginBytesUnderTwoExportsStayApart) {
+  auto store = make_memory_store();
+  HandleCodec codec(secret(1), *store);
+  const auto o = origin(28, 5);
+  const auto in_1 = codec.wrap(1, o);
+  const auto in_2 = codec.wrap(2, o);
+  EXPECT_NE(in_1, in_2);
+  EXPECT_EQ(codec.wrap(1, o), in_1);
+  EXPECT_EQ(codec.wrap(2, o), in_2);
+  EXPECT_EQ(codec.unwrap(in_1)->export_id, 1u);
+  EXPECT_EQ(codec.unwrap(in_2)->export_id, 2u);
+}
+
+TEST(HandleMemo, AnAlteredHandleThatHashesAlikeIsRefused) {
+  auto store = make_memory_store();
+  HandleCodec codec(secret(1), *store);
+  const auto good = codec.wrap(1, origin(28, 2));
+  ASSERT_TRUE(codec.unwrap(good));
+  // Same MAC (the memo's hash), other payload: same memo set, different bytes.
+  auto bad = good;
+  bad.bytes[10] ^= 0x40;
+  EXPECT_FALSE(codec.unwrap(bad));
+  // Truncated by one byte of the payload, MAC kept: refused too.
+  auto shorter = good;
+  std::copy(good.bytes.begin() + 11, good.bytes.begin() + good.len, shorter.bytes.begin() + 10);
+  shorter.len = static_cast<std::uint8_t>(good.len - 1);
+  EXPECT_FALSE(codec.unwrap(shorter));
+}
+
+TEST(HandleMemo, MoreHandlesThanTheMemoHoldsAllRoundTrip) {
+  auto store = make_memory_store();
+  HandleCodec codec(secret(1), *store);
+  std::vector<std::pair<nfs3::FileHandle, nfs3::FileHandle>> pairs;
+  for (std::uint32_t i = 0; i < 12000; ++i) {
+    std::vector<std::uint8_t> b(24);
+    for (std::size_t k = 0; k < b.size(); ++k) b[k] = static_cast<std::uint8_t>((i >> (8 * (k % 4))) + k);
+    const nfs3::FileHandle o(b);
+    pairs.emplace_back(o, codec.wrap(1, o));
+  }
+  for (int pass = 0; pass < 2; ++pass) {
+    for (const auto& [o, fh] : pairs) {
+      ASSERT_EQ(codec.wrap(1, o), fh);
+      auto d = codec.unwrap(fh);
+      ASSERT_TRUE(d);
+      ASSERT_EQ(d->origin, o);
+    }
+  }
+}
