@@ -17,7 +17,9 @@ class Out {
   explicit Out(std::string& s) : s_(s) {}
   void u8(std::uint8_t v) { s_.push_back(static_cast<char>(v)); }
   void u32(std::uint32_t v) {
-    for (int shift = 24; shift >= 0; shift -= 8) u8(static_cast<std::uint8_t>(v >> shift));
+    const char b[4] = {static_cast<char>(v >> 24), static_cast<char>(v >> 16), static_cast<char>(v >> 8),
+                       static_cast<char>(v)};
+    s_.append(b, sizeof b);  // one capacity check, not four
   }
   void u64(std::uint64_t v) {
     u32(static_cast<std::uint32_t>(v >> 32));

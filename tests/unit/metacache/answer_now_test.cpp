@@ -38,6 +38,7 @@ TEST_F(AnswerNowTest, WarmAnswersAreTheCoroutinesAndCountAsHits) {
   const auto want_attr = getattr(f, as(kUser));
   const auto want_access = access(f, kReadLookup, as(kUser));
   ASSERT_EQ(want_found.status, Status::Ok);
+  ASSERT_EQ(want_missing.status, Status::NoEnt);  // from the origin
   ASSERT_EQ(want_missing_again.status, Status::NoEnt);
   const auto calls_before = origin.total_calls();
   const auto lookups_before = layer->counters().get(Proc::Lookup);
