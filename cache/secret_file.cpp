@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -33,6 +34,17 @@ std::vector<std::uint8_t> read_secret(int fd, const std::string& path) {
   struct stat st {};
   if (::fstat(fd, &st) != 0) fail_errno("cannot stat secret file", path);
   if (!S_ISREG(st.st_mode)) throw std::runtime_error("secret file " + path + " is not a regular file");
+  // Whoever reads the secret can forge every file handle: it is for nfsgw's user
+  // alone, as ssh insists for its private keys.
+  constexpr mode_t kOpen = S_IRGRP | S_IWGRP | S_IROTH | S_IWOTH;
+  if ((st.st_mode & kOpen) != 0) {
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+    throw std::runtime_error("secret file " + path + " has mode " + mode + ": it is " +
+                             ((st.st_mode & (S_IRGRP | S_IROTH)) ? "readable" : "writable") +
+                             " by group or others, and whoever reads it can forge file handles; run "
+                             "`chmod 600 " + path + "` (and check who may have copied it)");
+  }
   std::vector<std::uint8_t> buf(kMaxSecret + 1);
   std::size_t got = 0;
   while (got < buf.size()) {

@@ -23,6 +23,7 @@
 #include "gateway/rpcbind_registration.h"
 #include "gateway/server/rpc_server.h"
 #include "gateway/upstream/forwarder.h"
+#include "protocol/nfs3_sizes.h"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -121,7 +122,8 @@ GatewayApp::GatewayApp(config::Config cfg)
                  e.upstream_connections, e.coherency.enabled ? cache::consistency_name(e.coherency.consistency) : "off",
                  dc ? "on" : "off");
   }
-  p.translator.emplace(*p.codec, routes);
+  // FSINFO tells clients no larger READ/WRITE than nfsgw's own records can carry.
+  p.translator.emplace(*p.codec, routes, nfs3::max_transfer_for_record(cfg_.server.max_record_bytes));
   p.mount.emplace(cfg_.exports, *p.codec, *p.translator);
   p.dispatcher.add(rpc::make_nfs3_table(*p.translator));
   p.dispatcher.add(rpc::make_mount3_table(*p.mount));

@@ -2,9 +2,13 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <atomic>
+#include <stdexcept>
 
 #include "gateway/export_policy.h"
+#include "gateway/name_rules.h"
+#include "gateway/reply_fit.h"
 
 namespace nfsgw {
 
@@ -12,10 +16,15 @@ using nfs3::FileHandle;
 using nfs3::Status;
 
 struct HandleTranslator::Route {
+  using Identity = std::pair<std::uint64_t, std::uint64_t>;  // (fsid, fileid)
   ExportRoute e;
-  std::mutex mu;                        // guards root_storage
+  std::mutex mu;                        // guards root_storage and identity_storage
   std::unique_ptr<FileHandle> root_storage;
   std::atomic<const FileHandle*> root{nullptr};  // root_storage once known, never changed
+  /// The root's fsid and fileid, from the first GETATTR of the root: whatever
+  /// handle the origin gives for the root, these name it.
+  std::unique_ptr<Identity> identity_storage;
+  std::atomic<const Identity*> identity{nullptr};
 };
 
 namespace {
@@ -33,8 +42,9 @@ Res failure(Status s) {
 }  // namespace
 
 HandleTranslator::HandleTranslator(cache::HandleCodec& codec,
-                                   const std::vector<ExportRoute>& routes)
-    : codec_(codec) {
+                                   const std::vector<ExportRoute>& routes,
+                                   std::uint32_t max_transfer)
+    : codec_(codec), max_transfer_(max_transfer) {
   for (const auto& r : routes) {
     auto route = std::make_unique<Route>();
     route->e = r;
@@ -132,6 +142,65 @@ FileHandle HandleTranslator::outward(const Scope& scope, const FileHandle& origi
   return codec_.wrap(id, origin);
 }
 
+namespace {
+bool same_object(const nfs3::Fattr& a, const std::pair<std::uint64_t, std::uint64_t>& id) {
+  return a.fsid == id.first && a.fileid == id.second;
+}
+}  // namespace
+
+FileHandle HandleTranslator::outward(const Scope& scope, const FileHandle& origin,
+                                     const nfs3::PostOpAttr& attrs) {
+  // Another encoding of the root's handle still comes back as the gateway's root.
+  if (attrs && !(origin == scope.origin_root)) {
+    if (const auto id = root_identity(*scope.route); id && same_object(*attrs, *id))
+      return codec_.root(scope.route->e.config->id);
+  }
+  return outward(scope, origin);
+}
+
+void HandleTranslator::learn_root(Route& route, const nfs3::Fattr& attr) {
+  if (route.identity.load(std::memory_order_acquire)) return;
+  std::lock_guard lock(route.mu);
+  if (route.identity_storage) return;
+  route.identity_storage = std::make_unique<Route::Identity>(attr.fsid, attr.fileid);
+  route.identity.store(route.identity_storage.get(), std::memory_order_release);
+}
+
+std::optional<std::pair<std::uint64_t, std::uint64_t>> HandleTranslator::root_identity(const Route& route) {
+  if (const Route::Identity* id = route.identity.load(std::memory_order_acquire)) return *id;
+  return std::nullopt;
+}
+
+Awaitable<bool> HandleTranslator::is_root(const Scope& scope, const FileHandle& dir,
+                                          const nfs3::PostOpAttr& attrs) {
+  CallContext ctx = scope.ctx;
+  ctx.proc_flags = 0;
+  std::optional<Route::Identity> id = root_identity(*scope.route);
+  if (!id) {
+    nfs3::GetattrArgs ga{scope.origin_root};
+    const nfs3::GetattrRes r = co_await scope.route->e.downstream->getattr(ctx, std::move(ga));
+    // The root cannot be told apart: keep the call inside (the caller's choice).
+    if (r.status != Status::Ok) throw std::runtime_error("GETATTR of the export root failed");
+    learn_root(*scope.route, r.attributes);
+    id = Route::Identity{r.attributes.fsid, r.attributes.fileid};
+  }
+  if (attrs) co_return same_object(*attrs, *id);
+  nfs3::GetattrArgs ga{dir};
+  const nfs3::GetattrRes r = co_await scope.route->e.downstream->getattr(ctx, std::move(ga));
+  if (r.status != Status::Ok) throw std::runtime_error("GETATTR of the directory failed");
+  co_return same_object(r.attributes, *id);
+}
+
+std::optional<bool> HandleTranslator::is_root_now(const Scope& scope, const FileHandle& dir) {
+  const auto id = root_identity(*scope.route);
+  if (!id) return std::nullopt;
+  CallContext ctx = scope.ctx;
+  ctx.proc_flags = 0;
+  const auto r = scope.route->e.downstream->getattr_now(ctx, nfs3::GetattrArgs{dir});
+  if (!r || r->status != Status::Ok) return std::nullopt;
+  return same_object(r->attributes, *id);
+}
+
 void HandleTranslator::outward(const Scope& scope, nfs3::PostOpFh& fh) {
   if (fh) *fh = outward(scope, *fh);
 }
@@ -151,7 +220,14 @@ Awaitable<void> HandleTranslator::null(const CallContext&) { co_return; }
 
 Awaitable<nfs3::GetattrRes> HandleTranslator::getattr(const CallContext& ctx,
                                                       nfs3::GetattrArgs a) {
-  return forward(ctx, std::move(a), &nfs3::GetattrArgs::object, &Nfs3Program::getattr);
+  nfs3::GetattrArgs args = std::move(a);
+  Scope scope;
+  Status s = enter(ctx, args.object, scope);
+  if (scope.root_pending) s = co_await finish_enter(scope, args.object);
+  if (s != Status::Ok) co_return failure<nfs3::GetattrRes>(s);
+  nfs3::GetattrRes res = co_await scope.route->e.downstream->getattr(scope.ctx, std::move(args));
+  if (scope.at_root && res.status == Status::Ok) learn_root(*scope.route, res.attributes);
+  co_return res;
 }
 
 Awaitable<nfs3::SetattrRes> HandleTranslator::setattr(const CallContext& ctx,
@@ -165,10 +241,23 @@ Awaitable<nfs3::LookupRes> HandleTranslator::lookup(const CallContext& ctx,
   Scope scope;
   Status s = enter(ctx, args.what.dir, scope);
   if (scope.root_pending) s = co_await finish_enter(scope, args.what.dir);
+  if (s == Status::Ok) s = check_name(NameUse::Lookup, args.what.name);
   if (s != Status::Ok) co_return failure<nfs3::LookupRes>(s);
+  if (args.what.name == ".." && !scope.at_root) {
+    // Another encoding of the root's handle, or a root whose bytes are not known to
+    // be the root's: its fsid and fileid tell.
+    bool root = true;  // kept inside when the root cannot be told apart
+    const nfs3::PostOpAttr unknown;
+    try {
+      root = co_await is_root(scope, args.what.dir, unknown);
+    } catch (const std::exception& e) {
+      spdlog::warn("{}: LOOKUP .. kept at the export root: {}", ctx.client_address, e.what());
+    }
+    scope.at_root = root;
+  }
   stay_inside(scope, args);
   nfs3::LookupRes res = co_await scope.route->e.downstream->lookup(scope.ctx, std::move(args));
-  if (res.status == Status::Ok) res.object = outward(scope, res.object);
+  if (res.status == Status::Ok) res.object = outward(scope, res.object, res.obj_attributes);
   co_return res;
 }
 
@@ -203,7 +292,9 @@ std::optional<nfs3::GetattrRes> HandleTranslator::getattr_now(const CallContext&
   return answer_now<nfs3::GetattrRes>(
       ctx, a, [](nfs3::GetattrArgs& x) -> FileHandle& { return x.object; },
       [](Scope& scope, const nfs3::GetattrArgs& args) {
-        return scope.route->e.downstream->getattr_now(scope.ctx, args);
+        auto res = scope.route->e.downstream->getattr_now(scope.ctx, args);
+        if (res && scope.at_root && res->status == Status::Ok) learn_root(*scope.route, res->attributes);
+        return res;
       });
 }
 
@@ -211,10 +302,17 @@ std::optional<nfs3::LookupRes> HandleTranslator::lookup_now(const CallContext& c
                                                             const nfs3::LookupArgs& a) {
   return answer_now<nfs3::LookupRes>(
       ctx, a, [](nfs3::LookupArgs& x) -> FileHandle& { return x.what.dir; },
-      [this](Scope& scope, nfs3::LookupArgs& args) {
+      [this](Scope& scope, nfs3::LookupArgs& args) -> std::optional<nfs3::LookupRes> {
+        if (const Status s = check_name(NameUse::Lookup, args.what.name); s != Status::Ok)
+          return failure<nfs3::LookupRes>(s);
+        if (args.what.name == ".." && !scope.at_root) {
+          const std::optional<bool> root = is_root_now(scope, args.what.dir);
+          if (!root) return std::nullopt;  // the coroutine finds out
+          scope.at_root = *root;
+        }
         stay_inside(scope, args);
         auto res = scope.route->e.downstream->lookup_now(scope.ctx, args);
-        if (res && res->status == Status::Ok) res->object = outward(scope, res->object);
+        if (res && res->status == Status::Ok) res->object = outward(scope, res->object, res->obj_attributes);
         return res;
       });
 }
@@ -248,6 +346,8 @@ Awaitable<nfs3::ReadlinkRes> HandleTranslator::readlink(const CallContext& ctx,
 }
 
 Awaitable<nfs3::ReadRes> HandleTranslator::read(const CallContext& ctx, nfs3::ReadArgs a) {
+  // No more than FSINFO's rtmax: a larger READ is answered short, as RFC 1813 allows.
+  if (max_transfer_ > 0) a.count = std::min(a.count, max_transfer_);
   return forward(ctx, std::move(a), &nfs3::ReadArgs::file, &Nfs3Program::read);
 }
 
@@ -263,6 +363,7 @@ Awaitable<nfs3::CreateRes> HandleTranslator::make_object(
   Scope scope;
   Status s = enter(ctx, args.where.dir, scope);
   if (scope.root_pending) s = co_await finish_enter(scope, args.where.dir);
+  if (s == Status::Ok) s = check_name(NameUse::Create, args.where.name);
   if (s != Status::Ok) co_return failure<nfs3::CreateRes>(s);
   nfs3::CreateRes res = co_await (scope.route->e.downstream->*method)(scope.ctx, std::move(args));
   outward(scope, res.obj);
@@ -276,6 +377,7 @@ Awaitable<nfs3::RemoveRes> HandleTranslator::unlink_name(
   Scope scope;
   Status s = enter(ctx, args.object.dir, scope);
   if (scope.root_pending) s = co_await finish_enter(scope, args.object.dir);
+  if (s == Status::Ok) s = check_name(NameUse::Remove, args.object.name);
   if (s != Status::Ok) co_return failure<nfs3::RemoveRes>(s);
   co_return co_await (scope.route->e.downstream->*method)(scope.ctx, std::move(args));
 }
@@ -317,6 +419,8 @@ Awaitable<nfs3::RenameRes> HandleTranslator::rename(const CallContext& ctx,
   Status s = enter(ctx, args.from.dir, scope);
   if (scope.root_pending) s = co_await finish_enter(scope, args.from.dir);
   if (s == Status::Ok) s = enter_also(scope, args.to.dir);
+  if (s == Status::Ok) s = check_name(NameUse::Rename, args.from.name);
+  if (s == Status::Ok) s = check_name(NameUse::Rename, args.to.name);
   if (s != Status::Ok) co_return failure<nfs3::RenameRes>(s);
   co_return co_await scope.route->e.downstream->rename(scope.ctx, std::move(args));
 }
@@ -327,13 +431,17 @@ Awaitable<nfs3::LinkRes> HandleTranslator::link(const CallContext& ctx, nfs3::Li
   Status s = enter(ctx, args.file, scope);
   if (scope.root_pending) s = co_await finish_enter(scope, args.file);
   if (s == Status::Ok) s = enter_also(scope, args.link.dir);
+  if (s == Status::Ok) s = check_name(NameUse::Create, args.link.name);
   if (s != Status::Ok) co_return failure<nfs3::LinkRes>(s);
   co_return co_await scope.route->e.downstream->link(scope.ctx, std::move(args));
 }
 
 Awaitable<nfs3::ReaddirRes> HandleTranslator::readdir(const CallContext& ctx,
                                                       nfs3::ReaddirArgs a) {
-  return forward(ctx, std::move(a), &nfs3::ReaddirArgs::dir, &Nfs3Program::readdir);
+  const std::uint32_t count = a.count;
+  nfs3::ReaddirRes res = co_await forward(ctx, std::move(a), &nfs3::ReaddirArgs::dir, &Nfs3Program::readdir);
+  fit_reply(res, count);  // the client's count, whoever filled the page
+  co_return res;
 }
 
 Awaitable<nfs3::ReaddirplusRes> HandleTranslator::readdirplus(const CallContext& ctx,
@@ -343,8 +451,21 @@ Awaitable<nfs3::ReaddirplusRes> HandleTranslator::readdirplus(const CallContext&
   Status s = enter(ctx, args.dir, scope);
   if (scope.root_pending) s = co_await finish_enter(scope, args.dir);
   if (s != Status::Ok) co_return failure<nfs3::ReaddirplusRes>(s);
+  const FileHandle dir = args.dir;
+  const std::uint32_t maxcount = args.maxcount;
   nfs3::ReaddirplusRes res = co_await scope.route->e.downstream->readdirplus(scope.ctx, std::move(args));
   if (res.status != Status::Ok) co_return res;
+  const auto dotdot = std::find_if(res.entries.begin(), res.entries.end(),
+                                   [](const nfs3::DirEntryPlus& e) { return e.name == ".." && e.name_handle; });
+  if (dotdot != res.entries.end() && !scope.at_root) {
+    try {
+      scope.at_root = co_await is_root(scope, dir, res.dir_attributes);
+    } catch (const std::exception&) {
+      // Not known to be below the root: the client asks LOOKUP ".." instead.
+      dotdot->name_handle.reset();
+      dotdot->name_attributes.reset();
+    }
+  }
   for (auto& entry : res.entries) {
     if (scope.at_root && entry.name == ".." && entry.name_handle) {
       // The origin's parent of the export root is outside the export.
@@ -352,8 +473,10 @@ Awaitable<nfs3::ReaddirplusRes> HandleTranslator::readdirplus(const CallContext&
       entry.name_attributes = res.dir_attributes;
       continue;
     }
-    outward(scope, entry.name_handle);
+    if (entry.name_handle) *entry.name_handle = outward(scope, *entry.name_handle, entry.name_attributes);
   }
+  // Gateway handles are longer than the origin's: the page may no longer fit.
+  fit_reply(res, maxcount);
   co_return res;
 }
 
@@ -364,7 +487,18 @@ Awaitable<nfs3::FsstatRes> HandleTranslator::fsstat(const CallContext& ctx,
 
 Awaitable<nfs3::FsinfoRes> HandleTranslator::fsinfo(const CallContext& ctx,
                                                     nfs3::FsinfoArgs a) {
-  return forward(ctx, std::move(a), &nfs3::FsinfoArgs::fsroot, &Nfs3Program::fsinfo);
+  nfs3::FsinfoRes res = co_await forward(ctx, std::move(a), &nfs3::FsinfoArgs::fsroot, &Nfs3Program::fsinfo);
+  if (res.status == Status::Ok && max_transfer_ > 0) {
+    // Clients size their READs, WRITEs and READDIRs by these: never more than nfsgw
+    // itself accepts in one record, whatever the origin could take.
+    const auto clamp = [this](std::uint32_t& v) { v = std::min(v, max_transfer_); };
+    clamp(res.rtmax);
+    clamp(res.rtpref);
+    clamp(res.wtmax);
+    clamp(res.wtpref);
+    clamp(res.dtpref);
+  }
+  co_return res;
 }
 
 Awaitable<nfs3::PathconfRes> HandleTranslator::pathconf(const CallContext& ctx,

@@ -4,7 +4,11 @@
 // never sent upstream), finds the export, applies the export's policy (clients,
 // read-only, squash), swaps the handle for the origin's and calls that export's
 // downstream program; handles in the results are wrapped again on the way back.
-// ".." at an export root stays at the root.
+// ".." at an export root stays at the root: the root is known by its fsid and
+// fileid, so another encoding of its handle from the origin changes nothing.
+// Names are checked (gateway/name_rules.h) and READDIR/READDIRPLUS replies cut to
+// the client's count (gateway/reply_fit.h) here, and FSINFO's transfer sizes are
+// clamped to what nfsgw itself accepts.
 #pragma once
 
 #include <functional>
@@ -12,6 +16,7 @@
 #include <mutex>
 #include <optional>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "cache/handle_codec.h"
@@ -31,7 +36,11 @@ struct ExportRoute {
 
 class HandleTranslator final : public Nfs3Program {
  public:
-  HandleTranslator(cache::HandleCodec& codec, const std::vector<ExportRoute>& routes);
+  /// `max_transfer`: the largest READ/WRITE payload nfsgw accepts (its largest
+  /// record less headers: nfs3::max_transfer_for_record). FSINFO's rtmax, wtmax,
+  /// their preferred sizes and dtpref never exceed it, and READs ask for no more.
+  HandleTranslator(cache::HandleCodec& codec, const std::vector<ExportRoute>& routes,
+                   std::uint32_t max_transfer);
   ~HandleTranslator() override;
 
   Awaitable<void> null(const CallContext& ctx) override;
@@ -99,6 +108,19 @@ class HandleTranslator final : public Nfs3Program {
 
   /// LOOKUP's ".." at the export root becomes "." (coroutine and *_now alike).
   static void stay_inside(const Scope& scope, nfs3::LookupArgs& args);
+  /// Whether `dir` (an origin handle of the scope's export, whose bytes differ
+  /// from the root's) is the export root all the same: the same fsid and fileid as
+  /// the root. `attrs`, when given, are dir's attributes already known. Asks the
+  /// layer below for GETATTRs (of the root once per export, and of `dir`).
+  Awaitable<bool> is_root(const Scope& scope, const nfs3::FileHandle& dir, const nfs3::PostOpAttr& attrs);
+  /// The same without waiting: nullopt when an answer would need to wait.
+  std::optional<bool> is_root_now(const Scope& scope, const nfs3::FileHandle& dir);
+  /// Remembers the root's identity from a GETATTR answer of the root.
+  static void learn_root(Route& route, const nfs3::Fattr& attr);
+  /// The root's (fsid, fileid) once known.
+  static std::optional<std::pair<std::uint64_t, std::uint64_t>> root_identity(const Route& route);
+  /// The gateway's root handle for an object with the root's identity.
+  nfs3::FileHandle outward(const Scope& scope, const nfs3::FileHandle& origin, const nfs3::PostOpAttr& attrs);
   /// ACCESS on a read-only export grants no change bits (coroutine and *_now alike).
   static void mask_read_only(const Scope& scope, nfs3::AccessRes& res);
   /// The *_now functions: enter() without waiting, then `then(scope, args)`; no
@@ -123,6 +145,7 @@ class HandleTranslator final : public Nfs3Program {
       Awaitable<nfs3::RemoveRes> (Nfs3Program::*method)(const CallContext&, Args));
 
   cache::HandleCodec& codec_;
+  std::uint32_t max_transfer_;
   std::unordered_map<std::uint32_t, std::unique_ptr<Route>> routes_;
 };
 

@@ -43,8 +43,8 @@ mount3::Status mount_status(nfs3::Status s) {
 }  // namespace
 
 MountProgram::MountProgram(const std::vector<config::ExportConfig>& exports,
-                           cache::HandleCodec& handles, Nfs3Program& nfs)
-    : exports_(exports), handles_(handles), nfs_(nfs) {}
+                           cache::HandleCodec& handles, Nfs3Program& nfs, std::size_t max_mounts)
+    : exports_(exports), handles_(handles), nfs_(nfs), max_mounts_(std::max<std::size_t>(1, max_mounts)) {}
 
 const config::ExportConfig* MountProgram::find(const std::string& dirpath,
                                                std::vector<std::string>& rest) const {
@@ -109,36 +109,40 @@ Awaitable<mount3::MntRes> MountProgram::mnt(const CallContext& ctx, const mount3
   {
     std::lock_guard lock(mu_);
     const std::string dir = normalize(args.dirpath);
-    auto same = [&](const mount3::MountEntry& m) {
-      return m.hostname == client && m.directory == dir;
-    };
-    if (std::none_of(mounts_.begin(), mounts_.end(), same)) mounts_.push_back({client, dir});
+    // The newest last: a mount made again moves to the end, the oldest goes first.
+    std::erase_if(mounts_, [&](const Mount& m) { return m.entry.hostname == client && m.entry.directory == dir; });
+    mounts_.push_back(Mount{{client, dir}, e});
+    while (mounts_.size() > max_mounts_) mounts_.pop_front();
   }
   spdlog::info("MNT {} from {}", args.dirpath, client);
   co_return res;
 }
 
-mount3::DumpRes MountProgram::dump() {
+mount3::DumpRes MountProgram::dump(const std::string& client) {
+  mount3::DumpRes res;
   std::lock_guard lock(mu_);
-  return mounts_;
+  for (const auto& m : mounts_)
+    if (m.exp->allows(client)) res.push_back(m.entry);
+  return res;
 }
 
 void MountProgram::umnt(const std::string& client, const mount3::UmntArgs& args) {
   const std::string dir = normalize(args.dirpath);
   std::lock_guard lock(mu_);
-  std::erase_if(mounts_, [&](const mount3::MountEntry& m) {
-    return m.hostname == client && normalize(m.directory) == dir;
+  std::erase_if(mounts_, [&](const Mount& m) {
+    return m.entry.hostname == client && normalize(m.entry.directory) == dir;
   });
 }
 
 void MountProgram::umntall(const std::string& client) {
   std::lock_guard lock(mu_);
-  std::erase_if(mounts_, [&](const mount3::MountEntry& m) { return m.hostname == client; });
+  std::erase_if(mounts_, [&](const Mount& m) { return m.entry.hostname == client; });
 }
 
 mount3::ExportRes MountProgram::exports(const std::string& client) const {
   mount3::ExportRes res;
   for (const auto& e : exports_) {
+    if (!e.allows(client)) continue;  // no one learns of exports they may not mount
     mount3::ExportEntry entry{e.path, {}};
     for (const auto& c : e.clients) entry.groups.push_back(c.text);
     res.push_back(std::move(entry));

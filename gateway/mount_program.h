@@ -3,8 +3,15 @@
 // MNT answers from the configuration alone (the root handle does not embed the
 // origin's), so clients can mount while the origin is still unreachable; the first
 // call on the handle then waits for the origin like a hard mount.
+//
+// What the program tells whom: EXPORT lists only the exports whose `clients`
+// admit the caller (an empty list for a caller no export admits), and DUMP only
+// the mounts of those exports (the same). The mount list DUMP reads is
+// informational (RFC 1813 5.0) and bounded: past `max_mounts` entries the oldest
+// is dropped.
 #pragma once
 
+#include <deque>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -21,10 +28,14 @@ class MountProgram {
   /// `nfs` (gateway handles in and out) resolves paths below an export's root, so
   /// clients may mount a subfolder of an export as they can on the origin.
   MountProgram(const std::vector<config::ExportConfig>& exports, cache::HandleCodec& handles,
-               Nfs3Program& nfs);
+               Nfs3Program& nfs, std::size_t max_mounts = kMaxMounts);
+
+  /// The default bound of the mount list.
+  static constexpr std::size_t kMaxMounts = 1024;
 
   Awaitable<mount3::MntRes> mnt(const CallContext& ctx, const mount3::MntArgs& args);
-  mount3::DumpRes dump();
+  /// The mounts of the exports that admit `client_address`.
+  mount3::DumpRes dump(const std::string& client_address);
   void umnt(const std::string& client_address, const mount3::UmntArgs& args);
   void umntall(const std::string& client_address);
   mount3::ExportRes exports(const std::string& client_address) const;
@@ -35,11 +46,17 @@ class MountProgram {
   const config::ExportConfig* find(const std::string& dirpath,
                                    std::vector<std::string>& rest) const;
 
+  struct Mount {
+    mount3::MountEntry entry;
+    const config::ExportConfig* exp = nullptr;
+  };
+
   const std::vector<config::ExportConfig>& exports_;
   cache::HandleCodec& handles_;
   Nfs3Program& nfs_;
+  std::size_t max_mounts_;
   std::mutex mu_;
-  std::vector<mount3::MountEntry> mounts_;  // for DUMP; informational only (RFC 1813)
+  std::deque<Mount> mounts_;  // for DUMP, oldest first; informational only (RFC 1813)
 };
 
 }  // namespace nfsgw

@@ -30,8 +30,8 @@ ProgramVersion make_table(MountProgram& p, std::uint32_t vers) {
         });
   }
   set(Proc::Dump, "DUMP", flags::Idempotent,
-      [&p](const CallContext&, xdr::Reader&, xdr::Writer& out) -> Awaitable<Outcome> {
-        mount3::encode(out, p.dump());
+      [&p](const CallContext& ctx, xdr::Reader&, xdr::Writer& out) -> Awaitable<Outcome> {
+        mount3::encode(out, p.dump(ctx.client_address));
         co_return Outcome::Success;
       });
   set(Proc::Umnt, "UMNT", 0,

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -15,9 +16,13 @@ using nfsgw::cache::testing::TempDir;
 
 namespace {
 
-void write_file(const std::string& path, std::size_t n) {
-  std::ofstream out(path, std::ios::binary);
-  for (std::size_t i = 0; i < n; ++i) out.put(static_cast<char>(i + 1));
+/// Writes n bytes with mode `mode` (a secret file is for its owner alone).
+void write_file(const std::string& path, std::size_t n, mode_t mode = 0600) {
+  {
+    std::ofstream out(path, std::ios::binary);
+    for (std::size_t i = 0; i < n; ++i) out.put(static_cast<char>(i + 1));
+  }
+  ::chmod(path.c_str(), mode);
 }
 
 /// Sets the umask for one scope, so tests can check the mode is explicit.
@@ -86,6 +91,31 @@ TEST(SecretFile, ShortFileRefusedWithClearMessage) {
   EXPECT_EQ(std::filesystem::file_size(dir / "secret"), 31u);
   write_file(dir / "empty", 0);
   EXPECT_THROW(load_or_create_secret(dir / "empty"), std::runtime_error);
+}
+
+TEST(SecretFile, FileOpenToGroupOrOthersIsRefusedWithTheModeAndTheFix) {
+  TempDir dir;
+  const std::string path = dir / "secret";
+  for (mode_t mode : {0640, 0604, 0620, 0602, 0644, 0666}) {
+    write_file(path, 32, mode);
+    try {
+      load_or_create_secret(path);
+      FAIL() << "a secret of mode " << std::oct << mode << " was accepted";
+    } catch (const std::runtime_error& e) {
+      const std::string m = e.what();
+      char want[8];
+      std::snprintf(want, sizeof want, "%04o", static_cast<unsigned>(mode));
+      EXPECT_NE(m.find(std::string("mode ") + want), std::string::npos) << m;
+      EXPECT_NE(m.find("chmod 600 " + path), std::string::npos) << m;
+    }
+    std::filesystem::remove(path);
+  }
+  // The owner's own bits (and execute bits) do not matter; group and others' do.
+  for (mode_t mode : {0600, 0400, 0700, 0611}) {
+    write_file(path, 32, mode);
+    EXPECT_EQ(load_or_create_secret(path).size(), 32u) << std::oct << mode;
+    std::filesystem::remove(path);
+  }
 }
 
 TEST(SecretFile, MissingDirectoryIsAnError) {

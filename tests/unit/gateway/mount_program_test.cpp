@@ -138,7 +138,7 @@ TEST_F(MountProgramTest, NonDirectoryIsNotDir) {
 
 TEST_F(MountProgramTest, MissingComponentIsNoEnt) {
   EXPECT_EQ(mnt("/export/a/missing").status, Status::NoEnt);
-  EXPECT_TRUE(mount.dump().empty());
+  EXPECT_TRUE(mount.dump("127.0.0.1").empty());
 }
 
 TEST_F(MountProgramTest, LookupErrorsMapToMountStatuses) {
@@ -172,39 +172,84 @@ TEST_F(MountProgramTest, DumpListsMountsAndUmntRemovesThem) {
   ASSERT_EQ(mnt("/nope").status, Status::NoEnt);  // failures are not listed
 
   auto has = [&](const std::string& host, const std::string& dir) {
-    for (const auto& m : mount.dump())
+    for (const auto& m : mount.dump("127.0.0.1"))
       if (m.hostname == host && m.directory == dir) return true;
     return false;
   };
-  EXPECT_EQ(mount.dump().size(), 3u);
+  EXPECT_EQ(mount.dump("127.0.0.1").size(), 3u);
   EXPECT_TRUE(has("127.0.0.1", "/export"));
   EXPECT_TRUE(has("127.0.0.1", "/export/a"));
   EXPECT_TRUE(has("127.0.0.2", "/export"));
 
   mount.umnt("127.0.0.1", mount3::UmntArgs{"/export/"});
-  EXPECT_EQ(mount.dump().size(), 2u);
+  EXPECT_EQ(mount.dump("127.0.0.1").size(), 2u);
   EXPECT_FALSE(has("127.0.0.1", "/export"));
   EXPECT_TRUE(has("127.0.0.2", "/export"));  // another client's mount stays
 
   mount.umnt("127.0.0.1", mount3::UmntArgs{"/not-mounted"});  // harmless
-  EXPECT_EQ(mount.dump().size(), 2u);
+  EXPECT_EQ(mount.dump("127.0.0.1").size(), 2u);
 
   ASSERT_EQ(mnt("/export").status, Status::Ok);
   mount.umntall("127.0.0.1");
-  ASSERT_EQ(mount.dump().size(), 1u);
+  ASSERT_EQ(mount.dump("127.0.0.1").size(), 1u);
   EXPECT_TRUE(has("127.0.0.2", "/export"));
   mount.umntall("127.0.0.2");
-  EXPECT_TRUE(mount.dump().empty());
+  EXPECT_TRUE(mount.dump("127.0.0.1").empty());
 }
 
 TEST_F(MountProgramTest, ExportListsPathsWithClientNetworks) {
-  const mount3::ExportRes res = mount.exports("127.0.0.1");
-  ASSERT_EQ(res.size(), 3u);
-  EXPECT_EQ(res[0].dir, "/export");
-  EXPECT_EQ(res[0].groups, (std::vector<std::string>{"127.0.0.0/8"}));
-  EXPECT_EQ(res[1].dir, "/export/deep/er");
-  EXPECT_EQ(res[2].dir, "/lan");
-  EXPECT_EQ(res[2].groups, (std::vector<std::string>{"10.0.0.0/8", "fd00::/8"}));
+  const mount3::ExportRes res = mount.exports("10.1.2.3");
+  ASSERT_EQ(res.size(), 1u);
+  EXPECT_EQ(res[0].dir, "/lan");
+  EXPECT_EQ(res[0].groups, (std::vector<std::string>{"10.0.0.0/8", "fd00::/8"}));
+}
+
+TEST_F(MountProgramTest, ExportListsOnlyTheExportsThatAdmitTheCaller) {
+  const mount3::ExportRes local = mount.exports("127.0.0.1");
+  ASSERT_EQ(local.size(), 2u);
+  EXPECT_EQ(local[0].dir, "/export");
+  EXPECT_EQ(local[0].groups, (std::vector<std::string>{"127.0.0.0/8"}));
+  EXPECT_EQ(local[1].dir, "/export/deep/er");
+  // A caller no export admits learns nothing of them.
+  EXPECT_TRUE(mount.exports("192.0.2.9").empty());
+}
+
+TEST_F(MountProgramTest, DumpAnswersOnlyCallersAnExportAdmits) {
+  ASSERT_EQ(mnt("/export").status, Status::Ok);
+  ASSERT_EQ(mnt("/lan", "10.0.0.7").status, Status::Ok);
+  // Each caller sees the mounts of the exports it may mount itself.
+  const auto local = mount.dump("127.0.0.1");
+  ASSERT_EQ(local.size(), 1u);
+  EXPECT_EQ(local[0].directory, "/export");
+  const auto lan = mount.dump("10.0.0.8");
+  ASSERT_EQ(lan.size(), 1u);
+  EXPECT_EQ(lan[0].hostname, "10.0.0.7");
+  EXPECT_TRUE(mount.dump("192.0.2.9").empty());
+}
+
+TEST_F(MountProgramTest, TheMountListIsBoundedAndDropsTheOldest) {
+  MountProgram small(exports, codec, nfs, 3);
+  for (int i = 1; i <= 5; ++i) {
+    CallContext ctx;
+    ctx.client_address = "127.0.0." + std::to_string(i);
+    ASSERT_EQ(run_awaitable(small.mnt(ctx, mount3::MntArgs{"/export"})).status, Status::Ok);
+  }
+  auto list = small.dump("127.0.0.1");
+  ASSERT_EQ(list.size(), 3u);
+  EXPECT_EQ(list[0].hostname, "127.0.0.3");
+  EXPECT_EQ(list[2].hostname, "127.0.0.5");
+  // Mounting again makes an entry the newest.
+  CallContext ctx;
+  ctx.client_address = "127.0.0.3";
+  ASSERT_EQ(run_awaitable(small.mnt(ctx, mount3::MntArgs{"/export"})).status, Status::Ok);
+  CallContext six;
+  six.client_address = "127.0.0.6";
+  ASSERT_EQ(run_awaitable(small.mnt(six, mount3::MntArgs{"/export"})).status, Status::Ok);
+  list = small.dump("127.0.0.1");
+  ASSERT_EQ(list.size(), 3u);
+  EXPECT_EQ(list[0].hostname, "127.0.0.5");
+  EXPECT_EQ(list[1].hostname, "127.0.0.3");
+  EXPECT_EQ(list[2].hostname, "127.0.0.6");
 }
 
 // The MOUNT tables through the dispatcher, in wire bytes.
@@ -239,7 +284,7 @@ TEST_F(MountWireTest, Mnt3OverTheWire) {
 
   EXPECT_EQ(call(1, mount3::Proc::Umnt, mount3::UmntArgs{"/export/a"}).header.accept,
             rpc::AcceptStat::Success);
-  EXPECT_TRUE(mount.dump().empty());
+  EXPECT_TRUE(mount.dump("127.0.0.1").empty());
 }
 
 TEST_F(MountWireTest, Mnt1IsProcUnavailButV1DumpWorks) {

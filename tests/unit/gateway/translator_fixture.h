@@ -48,6 +48,8 @@ class TranslatorFixture : public ::testing::Test {
  protected:
   static constexpr std::uint32_t kRwId = 0x1111;
   static constexpr std::uint32_t kRoId = 0x2222;
+  /// The translator's READ/WRITE limit (what a 256 KiB record allows).
+  static constexpr std::uint32_t kMaxTransfer = 256 * 1024 - 4096;
 
   TranslatorFixture()
       : store(cache::make_memory_store()),
@@ -62,7 +64,7 @@ class TranslatorFixture : public ::testing::Test {
                                    ++ro_root_calls;
                                    co_return ro_origin_root;
                                  }});
-    translator = std::make_unique<HandleTranslator>(codec, routes);
+    translator = std::make_unique<HandleTranslator>(codec, routes, kMaxTransfer);
   }
 
   /// A call from inside the allowed network, AUTH_SYS uid/gid 1000.
