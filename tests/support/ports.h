@@ -51,4 +51,13 @@ constexpr std::uint16_t kDataRelayMountPort = 29203;
 constexpr std::uint16_t kDataRelayControlPort = 29204;
 constexpr std::uint16_t kDataGatewayPort = 29205;
 
+/// hostile_input_test: origin <- wan-emu relay (counts what reaches the origin) <-
+/// nfsgw with several exports.
+constexpr std::uint16_t kHostileOriginNfsPort = 29300;
+constexpr std::uint16_t kHostileOriginMountPort = 29301;
+constexpr std::uint16_t kHostileRelayNfsPort = 29302;
+constexpr std::uint16_t kHostileRelayMountPort = 29303;
+constexpr std::uint16_t kHostileRelayControlPort = 29304;
+constexpr std::uint16_t kHostileGatewayPort = 29305;
+
 }  // namespace integ

@@ -144,6 +144,10 @@ TEST_F(TranslatorHandlesTest, DotDotAtTheRootHandleIsSentAsDot) {
 }
 
 TEST_F(TranslatorHandlesTest, DotDotBelowTheRootIsSentAsItIs) {
+  // The root (fileid 1, learnt from a GETATTR of it) is not the directory (fileid 2).
+  rw_fake.getattr_res.attributes.fileid = 1;
+  getattr(codec.root(kRwId));
+  rw_fake.getattr_res.attributes.fileid = 2;
   rw_fake.lookup_res.status = Status::Ok;
   rw_fake.lookup_res.object = origin_file;
   lookup(codec.wrap(kRwId, handle_of({0x77, 0x78})), "..");
@@ -233,6 +237,7 @@ TEST_F(TranslatorHandlesTest, ReaddirplusEntriesComeBackWrapped) {
 
   nfs3::ReaddirplusArgs args;
   args.dir = codec.root(kRwId);
+  args.dircount = args.maxcount = 65536;
   const auto out = run_awaitable(translator->readdirplus(client_ctx(), args));
   EXPECT_EQ(rw_fake.readdirplus_args.dir, rw_origin_root);
   ASSERT_EQ(out.entries.size(), 5u);
@@ -255,8 +260,11 @@ TEST_F(TranslatorHandlesTest, ReaddirplusBelowTheRootWrapsDotDot) {
   auto& res = rw_fake.readdirplus_res;
   res.status = Status::Ok;
   res.entries = {{2, "..", 2, std::nullopt, parent}};
+  res.dir_attributes = nfs3::Fattr{};
+  res.dir_attributes->fileid = 9;  // not the root's (the fake's GETATTR says fileid 0)
   nfs3::ReaddirplusArgs args;
   args.dir = codec.wrap(kRwId, origin_file);
+  args.dircount = args.maxcount = 65536;
   const auto out = run_awaitable(translator->readdirplus(client_ctx(), args));
   ASSERT_EQ(out.entries.size(), 1u);
   ASSERT_TRUE(out.entries[0].name_handle);
