@@ -111,6 +111,7 @@ class HostileEnvironment : public ::testing::Environment {
       make_dirs(root + "/sub/deeper");
       write_file(root + "/sub/inner", "inside");
       write_file(root + "/file", "a file");
+      write_file(root + "/target", "the handle tests' file, touched by nothing else");
       if (::symlink("/etc", (root + "/escape").c_str()) != 0 ||
           ::symlink("../../../../../../etc/passwd", (root + "/climb").c_str()) != 0)
         throw std::runtime_error("cannot make the test's symlinks");
@@ -405,7 +406,7 @@ TEST_F(HostileInput, BadNamesAreRefusedInEveryProcedureAndNeverReachTheOrigin) {
     rm = wire_->nfs<nfs3::RemoveRes>(P::Rmdir, nfs3::RmdirArgs{{root, b.name}});
     ASSERT_TRUE(rm);
     EXPECT_EQ(rm->status, b.remove) << "RMDIR " << what;
-    auto rn = wire_->nfs<nfs3::RenameRes>(P::Rename, nfs3::RenameArgs{{root, b.name}, {root, "target"}});
+    auto rn = wire_->nfs<nfs3::RenameRes>(P::Rename, nfs3::RenameArgs{{root, b.name}, {root, "renamed"}});
     ASSERT_TRUE(rn);
     EXPECT_EQ(rn->status, b.rename) << "RENAME from " << what;
     rn = wire_->nfs<nfs3::RenameRes>(P::Rename, nfs3::RenameArgs{{root, "file"}, {root, b.name}});
@@ -463,7 +464,7 @@ TEST_F(HostileInput, SymlinksThatLeaveTheExportAreDataAndNeverFollowed) {
 TEST_F(HostileInput, DamagedAndRelabelledHandlesNeverReachTheOrigin) {
   const nfs3::FileHandle plain = must_mnt("/plain");
   const nfs3::FileHandle other = must_mnt("/export");
-  const nfs3::FileHandle file = must_lookup(plain, "file");
+  const nfs3::FileHandle file = must_lookup(plain, "target");
   ASSERT_FALSE(file.empty());
   ASSERT_GE(file.len, 6);
   std::vector<nfs3::FileHandle> bad;
@@ -495,7 +496,7 @@ TEST_F(HostileInput, DamagedAndRelabelledHandlesNeverReachTheOrigin) {
     ASSERT_TRUE(r) << "handle " << i << " got no answer";
     EXPECT_TRUE(r->status == Status::BadHandle || r->status == Status::Stale)
         << "handle " << i << ": " << nfs3::status_name(r->status);
-    const auto l = wire_->lookup(bad[i], "file");
+    const auto l = wire_->lookup(bad[i], "target");
     ASSERT_TRUE(l);
     EXPECT_TRUE(l->status == Status::BadHandle || l->status == Status::Stale)
         << "handle " << i << ": " << nfs3::status_name(l->status);
@@ -512,8 +513,8 @@ TEST_F(HostileInput, DamagedAndRelabelledHandlesNeverReachTheOrigin) {
 TEST_F(HostileInput, HandlesOfARemovedExportAreStaleAndNeverReachTheOrigin) {
   auto& s = setup();
   const nfs3::FileHandle gone_root = must_mnt("/gone");
-  const nfs3::FileHandle gone_file = must_lookup(gone_root, "file");
-  const nfs3::FileHandle plain_file = must_lookup(must_mnt("/plain"), "file");
+  const nfs3::FileHandle gone_file = must_lookup(gone_root, "target");
+  const nfs3::FileHandle plain_file = must_lookup(must_mnt("/plain"), "target");
   ASSERT_FALSE(gone_file.empty());
   // nfsgw again, with the same cache and secret, without "/gone".
   ASSERT_EQ(s.gateway->stop(), 0) << s.gateway->log();
@@ -526,7 +527,7 @@ TEST_F(HostileInput, HandlesOfARemovedExportAreStaleAndNeverReachTheOrigin) {
     const auto r = wire_->getattr(h);
     ASSERT_TRUE(r);
     EXPECT_EQ(r->status, Status::Stale) << nfs3::status_name(r->status);
-    const auto l = wire_->lookup(h, "file");
+    const auto l = wire_->lookup(h, "target");
     ASSERT_TRUE(l);
     EXPECT_EQ(l->status, Status::Stale);
   }
