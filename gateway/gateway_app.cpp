@@ -51,6 +51,7 @@ struct GatewayApp::Parts {
   std::optional<MountProgram> mount;
   std::optional<CacheAdmin> cache_admin;
   std::optional<admin::AdminServer> admin;
+  rpc::DuplicateCache duplicates{rpc::DuplicateCacheOptions{}, cache::wall_clock()};
   rpc::Dispatcher dispatcher;
   std::optional<server::RpcServer> server;
   std::optional<RpcbindRegistration> rpcbind;
@@ -126,6 +127,7 @@ GatewayApp::GatewayApp(config::Config cfg)
   p.translator.emplace(*p.codec, routes, nfs3::max_transfer_for_record(cfg_.server.max_record_bytes));
   p.mount.emplace(cfg_.exports, *p.codec, *p.translator);
   p.dispatcher.add(rpc::make_nfs3_table(*p.translator));
+  p.dispatcher.use_duplicate_cache(&p.duplicates);
   p.dispatcher.add(rpc::make_mount3_table(*p.mount));
   p.dispatcher.add(rpc::make_mount1_table(*p.mount));
   p.cache_admin.emplace(*p.metadata, p.blocks.get(), std::move(admin_exports));

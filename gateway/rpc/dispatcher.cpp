@@ -62,6 +62,43 @@ void finish_record(std::vector<std::uint8_t>& out) {
   write_record_header(out.data(), static_cast<std::uint32_t>(out.size() - kRecordMark));
 }
 
+/// Whether a finished reply may be sent again to a retransmission: not when nfsgw
+/// itself said "try again later" (NFS3ERR_JUKEBOX) or failed (SYSTEM_ERR), since
+/// the retry must then be executed. The result's status follows the accepted
+/// reply header (record mark, xid, REPLY, MSG_ACCEPTED, AUTH_NONE verifier, SUCCESS).
+bool replayable(const std::vector<std::uint8_t>& reply) {
+  constexpr std::size_t kAcceptStat = kRecordMark + 20, kStatus = kRecordMark + 24;
+  if (reply.size() < kStatus + 4) return false;
+  auto u32 = [&](std::size_t at) {
+    return static_cast<std::uint32_t>(reply[at]) << 24 | static_cast<std::uint32_t>(reply[at + 1]) << 16 |
+           static_cast<std::uint32_t>(reply[at + 2]) << 8 | reply[at + 3];
+  };
+  constexpr std::uint32_t kJukebox = 10008;
+  return u32(kAcceptStat) == static_cast<std::uint32_t>(AcceptStat::Success) && u32(kStatus) != kJukebox;
+}
+
+/// Settles a call registered as First in the duplicate cache exactly once, even
+/// when the coroutine is destroyed before it answers (its duplicates then get no
+/// reply and the client retransmits).
+class DuplicateClaim {
+ public:
+  DuplicateClaim(DuplicateCache* cache, std::string key) : cache_(cache), key_(std::move(key)) {}
+  ~DuplicateClaim() {
+    if (cache_) cache_->finish(key_, {}, false);
+  }
+  DuplicateClaim(const DuplicateClaim&) = delete;
+  DuplicateClaim& operator=(const DuplicateClaim&) = delete;
+  void settle(const std::vector<std::uint8_t>& reply) {
+    if (!cache_) return;
+    cache_->finish(key_, reply, replayable(reply));
+    cache_ = nullptr;
+  }
+
+ private:
+  DuplicateCache* cache_;
+  std::string key_;
+};
+
 }  // namespace
 
 void Dispatcher::add(ProgramVersion table) { tables_.push_back(std::move(table)); }
@@ -90,6 +127,7 @@ Awaitable<std::vector<std::uint8_t>> Dispatcher::dispatch(std::span<const std::u
     co_return out;
   }
 
+  std::optional<DuplicateClaim> claim;  // settled with the reply
   const ProgramVersion* table = nullptr;
   std::uint32_t low = UINT32_MAX, high = 0;
   for (const auto& t : tables_) {
@@ -114,6 +152,24 @@ Awaitable<std::vector<std::uint8_t>> Dispatcher::dispatch(std::span<const std::u
     if (!take_credential(h, ctx, why)) {
       encode_auth_error(w, h.xid, why);
     } else {
+      if (duplicates_ != nullptr && (proc.flags & flags::Mutates) != 0) {
+        // A retransmission gets the first call's reply (duplicate_cache.h).
+        CallIdentity call{peer, h.xid, h.prog, h.vers, h.proc, ctx.cred.uid, ctx.cred.gid, r.rest()};
+        DuplicateCache::Seen seen = duplicates_->begin(call);
+        switch (seen.kind) {
+          case DuplicateCache::Seen::Kind::Replay:
+            co_return std::move(seen.reply);
+          case DuplicateCache::Seen::Kind::InFlight: {
+            auto first = DuplicateCache::wait(std::move(seen.pending));
+            co_return co_await std::move(first);
+          }
+          case DuplicateCache::Seen::Kind::First:
+            claim.emplace(duplicates_, std::move(seen.key));
+            break;
+          case DuplicateCache::Seen::Kind::Untracked:
+            break;
+        }
+      }
       encode_accepted_reply(w, h.xid, AcceptStat::Success);
       // A hit answered at once costs no coroutine frame (procedure_table.h).
       bool answered = false;
@@ -142,6 +198,7 @@ Awaitable<std::vector<std::uint8_t>> Dispatcher::dispatch(std::span<const std::u
     }
   }
   finish_record(out);
+  if (claim) claim->settle(out);
   co_return out;
 }
 

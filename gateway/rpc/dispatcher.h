@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "gateway/rpc/duplicate_cache.h"
 #include "gateway/rpc/procedure_table.h"
 
 namespace nfsgw::rpc {
@@ -18,6 +19,10 @@ namespace nfsgw::rpc {
 class Dispatcher {
  public:
   void add(ProgramVersion table);
+  /// Answers retransmitted calls of procedures that change the file system
+  /// (flags::Mutates) from `cache` (duplicate_cache.h); it must outlive the
+  /// dispatcher. Without one, every call is executed.
+  void use_duplicate_cache(DuplicateCache* cache) { duplicates_ = cache; }
 
   /// Handles one call record. Returns the reply as a complete record (record mark
   /// included, ready to write), or an empty vector when nothing may be answered
@@ -27,6 +32,7 @@ class Dispatcher {
 
  private:
   std::vector<ProgramVersion> tables_;
+  DuplicateCache* duplicates_ = nullptr;
 };
 
 }  // namespace nfsgw::rpc

@@ -20,6 +20,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "protocol/mount3_types.h"
@@ -587,3 +588,77 @@ TEST_F(HostileInput, DotDotAtTheRootOfASubfolderExportStaysThere) {
 }
 
 }  // namespace
+
+// ---- retransmissions: the duplicate request cache ------------------------------------
+
+namespace {
+
+std::vector<std::uint8_t> remove_record(std::uint32_t xid, const nfs3::FileHandle& dir, const std::string& name) {
+  XdrOut x = rpc_call(xid, nfs3::kProgram, nfs3::kVersion, static_cast<std::uint32_t>(nfs3::Proc::Remove));
+  std::vector<std::uint8_t> args;
+  xdr::Writer w(args);
+  encode(w, nfs3::RemoveArgs{{dir, name}});
+  x.bytes.insert(x.bytes.end(), args.begin(), args.end());
+  return record(x.bytes);
+}
+
+/// The REMOVE status of the next reply on `c`, which must carry `xid`; ~0u when
+/// there is none.
+std::uint32_t remove_status(TcpConn& c, std::uint32_t xid) {
+  const auto rec = c.read_record(30000);
+  if (!rec) return ~0u;
+  const ParsedReply rep = parse_reply(*rec);
+  if (!rep.ok || rep.xid != xid || rep.reply_stat != 0 || rep.accept_stat != 0) return ~0u;
+  xdr::Reader r(rep.results);
+  return r.u32();
+}
+
+}  // namespace
+
+TEST_F(HostileInput, ARetransmittedRemoveGetsTheFirstAnswerAndReachesTheOriginOnce) {
+  const std::string root = setup().origin->export_dir();
+  make_dirs(root + "/drc");
+  ASSERT_EQ(::chmod((root + "/drc").c_str(), 0777), 0);  // the squashed caller may remove here
+  std::uint32_t xid = 0x5eed0000;
+  for (const std::string exp : {"/plain", "/export"}) {
+    SCOPED_TRACE(exp);
+    const std::string name = "victim" + std::string(exp == "/plain" ? "-plain" : "-cached");
+    write_file(root + "/drc/" + name, "x");
+    const nfs3::FileHandle dir = must_lookup(must_mnt(exp), "drc");
+    ASSERT_FALSE(dir.empty());
+    reset_relay();
+
+    // The first call, then the same xid again on the same connection: the second
+    // must not say NOENT.
+    ++xid;
+    TcpConn first(kHostileGatewayPort);
+    ASSERT_TRUE(first.send_all(remove_record(xid, dir, name)));
+    EXPECT_EQ(remove_status(first, xid), static_cast<std::uint32_t>(Status::Ok));
+    ASSERT_TRUE(first.send_all(remove_record(xid, dir, name)));
+    EXPECT_EQ(remove_status(first, xid), static_cast<std::uint32_t>(Status::Ok)) << "retransmission, same connection";
+    // After a reconnect (another source port, same address).
+    TcpConn again(kHostileGatewayPort);
+    ASSERT_TRUE(again.send_all(remove_record(xid, dir, name)));
+    EXPECT_EQ(remove_status(again, xid), static_cast<std::uint32_t>(Status::Ok)) << "retransmission after a reconnect";
+    EXPECT_EQ(calls_of(procs(), nfs3_key(12)), 1) << "one REMOVE reaches the origin: " << describe(procs());
+
+    // A duplicate sent while the first is still in flight waits for its answer.
+    write_file(root + "/drc/" + name, "x");
+    ++xid;
+    TcpConn both(kHostileGatewayPort);
+    auto twice = remove_record(xid, dir, name);
+    const auto one = twice;
+    twice.insert(twice.end(), one.begin(), one.end());
+    ASSERT_TRUE(both.send_all(twice));
+    EXPECT_EQ(remove_status(both, xid), static_cast<std::uint32_t>(Status::Ok));
+    EXPECT_EQ(remove_status(both, xid), static_cast<std::uint32_t>(Status::Ok)) << "duplicate in flight";
+    EXPECT_EQ(calls_of(procs(), nfs3_key(12)), 2) << describe(procs());
+
+    // Control: a new call (new xid) for the same name is executed, and the file is
+    // gone.
+    ++xid;
+    ASSERT_TRUE(again.send_all(remove_record(xid, dir, name)));
+    EXPECT_EQ(remove_status(again, xid), static_cast<std::uint32_t>(Status::NoEnt));
+    EXPECT_EQ(calls_of(procs(), nfs3_key(12)), 3) << describe(procs());
+  }
+}

@@ -348,7 +348,9 @@ class NameTest : public TranslatorFixture {
   template <typename Res>
   void expect_refused(const Res& res, Status want, const std::string& what) {
     EXPECT_EQ(res.status, want) << what;
-    if (want != Status::Ok) EXPECT_TRUE(res.gateway_status) << what << ": nfsgw's own status must be marked";
+    if (want != Status::Ok) {
+      EXPECT_TRUE(res.gateway_status) << what << ": nfsgw's own status must be marked";
+    }
   }
 };
 
