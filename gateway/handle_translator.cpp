@@ -89,9 +89,11 @@ Status HandleTranslator::enter(const CallContext& ctx, FileHandle& handle, Scope
   Status failure = Status::Ok;
   const auto decoded = unwrap(ctx, handle, failure);
   if (!decoded) {
-    if (failure == Status::BadHandle)
-      spdlog::warn("{}: refused a forged or damaged file handle (xid {:#x})",
-                   ctx.client_address, ctx.xid);
+    std::uint64_t dropped = 0;
+    if (failure == Status::BadHandle && bad_handle_log_.allow(dropped)) {
+      spdlog::warn("{}: refused a forged or damaged file handle (xid {:#x}){}", ctx.client_address, ctx.xid,
+                   dropped == 0 ? std::string() : fmt::format("; {} more not logged", dropped));
+    }
     return failure;
   }
   const auto it = routes_.find(decoded->export_id);

@@ -21,6 +21,7 @@
 
 #include "cache/handle_codec.h"
 #include "config/config.h"
+#include "gateway/log_limit.h"
 #include "gateway/nfs3_program.h"
 
 namespace nfsgw {
@@ -145,6 +146,7 @@ class HandleTranslator final : public Nfs3Program {
       Awaitable<nfs3::RemoveRes> (Nfs3Program::*method)(const CallContext&, Args));
 
   cache::HandleCodec& codec_;
+  LogLimit bad_handle_log_{10, std::chrono::seconds(10)};  // forged handles: 10 lines per 10 s
   std::uint32_t max_transfer_;
   std::unordered_map<std::uint32_t, std::unique_ptr<Route>> routes_;
 };
