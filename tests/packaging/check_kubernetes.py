@@ -22,11 +22,16 @@
     ip_unprivileged_port_start sysctl, so libnfs binds reserved source ports
     towards the origin (and a listening port below 1024 would work);
 - each Service selects exactly one workload's pods and targets a port nfsgw
-  listens on; the DaemonSet's Service keeps traffic on the node (Local).
+  listens on; the DaemonSet's Service keeps traffic on the node (Local);
+- when kubectl is installed (optional: no Debian 12 package), `kubectl
+  kustomize` renders every object, the Secret with its key, and the image.
 """
 import os
 import re
+import shutil
+import subprocess
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import packaging_lib as lib  # noqa: E402
@@ -275,7 +280,41 @@ def main():
         if kind == "DaemonSet":
             c.expect(svc["spec"].get("internalTrafficPolicy") == "Local", w,
                      "the per-node Service must keep each node's traffic on its own nfsgw (internalTrafficPolicy: Local)")
+    render_with_kustomize(c, args, kdir, kw, yaml, kust, secrets, {(o["kind"], o["metadata"]["name"]) for _, o in objects})
     return c.finish()
+
+
+def render_with_kustomize(c, args, kdir, kw, yaml, kust, secrets, expected):
+    """When kubectl is installed (it is no Debian 12 package: optional), render the
+    kustomization as `kubectl apply -k` would, with a stand-in secret file."""
+    kubectl = shutil.which("kubectl")
+    if kubectl is None:
+        print("note: kubectl is not installed: the kustomization was not rendered")
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = os.path.join(tmp, "k")
+        shutil.copytree(kdir, copy, ignore=shutil.ignore_patterns("handle-secret"))
+        for g in kust.get("secretGenerator", []):
+            for spec in g.get("files", []):
+                with open(os.path.join(copy, spec.partition("=")[2] or spec), "wb") as f:
+                    f.write(os.urandom(32))
+        r = subprocess.run([kubectl, "kustomize", copy], capture_output=True, text=True, timeout=60)
+        if not c.expect(r.returncode == 0, kw, f"`kubectl kustomize` fails: {r.stderr.strip()}"):
+            return
+        rendered = [d for d in yaml.safe_load_all(r.stdout) if d]
+    got = {(d["kind"], d["metadata"]["name"]) for d in rendered}
+    c.expect(expected <= got, kw, f"kustomize renders {sorted(got)}; missing {sorted(expected - got)}")
+    for name, keys in secrets.items():
+        s = [d for d in rendered if d["kind"] == "Secret" and d["metadata"]["name"] == name]
+        c.expect(len(s) == 1 and keys <= set((s[0].get("data") or {}).keys()), kw,
+                 f"kustomize does not render Secret {name} with keys {sorted(keys)}")
+    images = {f"{i.get('newName', i['name'])}:{i.get('newTag', 'latest')}" for i in kust.get("images", [])}
+    for d in rendered:
+        pod = d.get("spec", {}).get("template", {}).get("spec", {})
+        for ct in pod.get("initContainers", []) + pod.get("containers", []):
+            c.expect(ct.get("image") in images, kw,
+                     f"rendered {d['kind']} {d['metadata']['name']} runs image {ct.get('image')}, not {sorted(images)}")
+    print(f"kubectl kustomize rendered {len(rendered)} objects")
 
 
 if __name__ == "__main__":
