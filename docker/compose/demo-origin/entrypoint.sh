@@ -3,7 +3,7 @@
 # without it), then nfs-ganesha with ganesha.conf, logging to stderr.
 set -eu
 export_dir=/srv/export
-mkdir -p /run/rpcbind /var/lib/ganesha/recovery "$export_dir"
+mkdir -p /run/rpcbind /run/ganesha /var/lib/ganesha/recovery "$export_dir"
 # Something to list, and writable by everyone (like /tmp): nfsgw squashes root
 # to 65534 by default, so a root-owned 0755 tree would be read-only to clients.
 [ -e "$export_dir/README" ] || echo "served by the nfsgw compose demo origin" > "$export_dir/README"
