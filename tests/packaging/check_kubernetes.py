@@ -288,6 +288,8 @@ def render_with_kustomize(c, args, kdir, kw, yaml, kust, secrets, expected):
     """When kubectl is installed (it is no Debian 12 package: optional), render the
     kustomization as `kubectl apply -k` would, with a stand-in secret file."""
     kubectl = shutil.which("kubectl")
+    if os.environ.get("NFSGW_PACKAGING_NO_KUBECTL"):  # check_mutations.py: not what it mutates
+        return
     if kubectl is None:
         print("note: kubectl is not installed: the kustomization was not rendered")
         return

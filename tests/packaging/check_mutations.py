@@ -70,7 +70,8 @@ MUTATIONS = [
 def run_check(check, source, args):
     cmd = [sys.executable, os.path.join(HERE, f"check_{check}.py"), "--source", source,
            "--nfsgw", args.nfsgw, "--config-dump", args.config_dump]
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    env = dict(os.environ, NFSGW_PACKAGING_NO_KUBECTL="1")
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=env)
     return r.returncode, r.stdout + r.stderr
 
 
@@ -99,8 +100,8 @@ def main():
                 print(f"note: check_{check}.py skipped (a tool is missing); its mutations are not run")
                 continue
             c.expect(rc == 0, f"check_{check}.py", f"fails on the unchanged files, so mutations prove nothing:\n{out}")
-        # Each mutation in a tree of its own; two at a time (the checks are short
-        # and mostly wait for nfsgw and systemd-analyze).
+        # Each mutation in a tree of its own; three at a time (the checks are
+        # short and mostly wait for nfsgw and systemd-analyze).
         jobs = []
         for i, (check, path, old, new, words) in enumerate(MUTATIONS):
             if check in skipped:
@@ -115,7 +116,7 @@ def main():
             with open(target, "w") as f:
                 f.write(text.replace(old, new))
             jobs.append((i, check, path, old, new, words, tree))
-        with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=3) as pool:
             results = list(pool.map(lambda j: run_check(j[1], j[6], args), jobs))
         for (i, check, path, old, new, words, _), (rc, out) in zip(jobs, results):
             what = f"mutation {i} ({path}: {old.strip()!r} -> {new.strip()!r})"
