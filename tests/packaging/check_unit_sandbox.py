@@ -25,6 +25,7 @@ import sys
 import tempfile
 import time
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import packaging_lib as lib  # noqa: E402
 from check_systemd import parse_unit  # noqa: E402
