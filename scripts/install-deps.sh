@@ -17,6 +17,7 @@ PKGS=(
   qemu-system-x86 linux-image-cloud-amd64 busybox-static cpio kmod xz-utils zstd
   # misc tools used by scripts and tests
   procps psmisc coreutils
+  python3-yaml systemd strace  # tests/packaging: parse manifests, check the systemd unit
 )
 missing=()
 for p in "${PKGS[@]}"; do
