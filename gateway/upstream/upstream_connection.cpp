@@ -448,7 +448,7 @@ void UpstreamConnection::on_call_cb(struct rpc_context*, int status, void* data,
 // ---- the watchdog: frozen origins, stuck attempts, callers gone -------------------
 
 void UpstreamConnection::arm_watchdog() {
-  if (watchdog_armed_ || state_ == State::Stopped) return;
+  if (state_ == State::Stopped) return;
   const auto now = Clock::now();
   Clock::time_point next;
   if (state_ == State::AskingPort || state_ == State::Connecting) {
@@ -459,10 +459,14 @@ void UpstreamConnection::arm_watchdog() {
   } else {
     return;  // nothing can time out; the next call or attempt arms it again
   }
+  if (watchdog_armed_ && watchdog_due_ <= next) return;  // it fires early enough
   watchdog_armed_ = true;
-  watchdog_.expires_at(next);
+  watchdog_due_ = next;
+  const std::uint64_t gen = ++watchdog_generation_;
+  watchdog_.expires_at(next);  // cancels an earlier wait, which sees a stale generation
   watchdog_.async_wait(asio::bind_executor(
-      strand_, [self = shared_from_this()](const boost::system::error_code& ec) {
+      strand_, [self = shared_from_this(), gen](const boost::system::error_code& ec) {
+        if (gen != self->watchdog_generation_) return;
         self->watchdog_armed_ = false;
         if (ec == asio::error::operation_aborted) return;
         self->on_watchdog();

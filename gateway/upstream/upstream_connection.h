@@ -164,6 +164,8 @@ class UpstreamConnection : public std::enable_shared_from_this<UpstreamConnectio
   std::chrono::steady_clock::time_point attempt_started_{};  // AskingPort / Connecting
   std::chrono::steady_clock::time_point last_sweep_{};
   bool watchdog_armed_ = false;
+  std::chrono::steady_clock::time_point watchdog_due_{};
+  std::uint64_t watchdog_generation_ = 0;  // a re-armed timer's old wait ignores itself
 
   std::atomic<int> load_{0};
 };
