@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -67,6 +68,11 @@ struct CacheConfig {
   std::string secret_file;  // default: <dir>/secret
 };
 
+/// Bounds of [[export]] origin_timeout: the Linux client's TCP timeo is 60 s by
+/// default and at most 600 s.
+inline constexpr std::chrono::milliseconds kMinOriginTimeout{1000};
+inline constexpr std::chrono::milliseconds kMaxOriginTimeout{600000};
+
 struct ExportConfig {
   std::string path;  // what clients mount, starts with '/'
   OriginUrl origin;
@@ -76,6 +82,11 @@ struct ExportConfig {
   std::uint32_t anon_uid = 65534;
   std::uint32_t anon_gid = 65534;
   unsigned upstream_connections = 4;
+  /// How long a call toward the origin may go unanswered, while the connection
+  /// receives nothing else either, before the connection is declared dead (then
+  /// reconnected; see gateway/upstream/upstream_pool.h). Also the TCP user timeout
+  /// and the bound of one connection attempt.
+  std::chrono::milliseconds origin_timeout{60000};
   /// The metadata cache's promise for this export: keys metadata_cache,
   /// consistency, access_check and the durations of cache::kDurationSettings.
   cache::CoherencySettings coherency;

@@ -298,6 +298,8 @@ class Reader {
     if (get_int(t, "upstream_connections", name + ".upstream_connections", 1, 64, i)) {
       e.upstream_connections = static_cast<unsigned>(i);
     }
+    get_duration(t, "origin_timeout", name + ".origin_timeout", kMinOriginTimeout,
+                 kMaxOriginTimeout, e.origin_timeout);
 
     coherency(t, name, e.coherency);
     get_bool(t, "data_cache", name + ".data_cache", e.data_cache);
@@ -332,7 +334,8 @@ class Reader {
   static const std::vector<std::string>& export_keys() {
     static const std::vector<std::string> keys = [] {
       std::vector<std::string> k{"path", "origin", "access", "clients", "squash", "anon_uid",
-                                 "anon_gid", "upstream_connections", "metadata_cache",
+                                 "anon_gid", "upstream_connections", "origin_timeout",
+                                 "metadata_cache",
                                  "data_cache", "readahead_kb",
                                  "consistency", "access_check"};
       for (const auto& d : cache::kDurationSettings) k.emplace_back(d.key);

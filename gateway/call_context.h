@@ -1,7 +1,9 @@
 // What a layer knows about the call it serves: who asked, from where, for which export.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -26,6 +28,10 @@ struct CallContext {
   std::string client_address;  // textual peer address, for logs
   std::uint32_t export_id = 0; // set once the file handle has been verified
   std::uint32_t proc_flags = 0;  // rpc::flags of the procedure (Mutates, Idempotent, ...)
+  /// Raised (true) by the server once the caller's connection has closed: nobody
+  /// will read this call's reply, so work still waiting for the origin on its
+  /// behalf is abandoned (gateway/upstream/upstream_pool.h). Null: never raised.
+  std::shared_ptr<const std::atomic<bool>> caller_gone;
 };
 
 }  // namespace nfsgw

@@ -50,14 +50,16 @@ using nfs3::Proc;
 /// Name and idempotency of a call without arguments (NULL), from the procedure
 /// table shared with the dispatcher (gateway/rpc/nfs3_procedure_info.h).
 CallSpec spec_of(Proc proc, const CallContext& ctx) {
-  return {rpc::nfs3_idempotent(proc), rpc::nfs3_procedure(proc).name, &ctx.cred};
+  return {rpc::nfs3_idempotent(proc), rpc::nfs3_procedure(proc).name, &ctx.cred,
+          &ctx.caller_gone};
 }
 
 /// The same for a call with arguments, with the table's per-call rule (a guarded
 /// SETATTR is not idempotent).
 template <typename Args>
 CallSpec spec_of(Proc proc, const CallContext& ctx, const Args& args) {
-  return {rpc::nfs3_call_idempotent(proc, args), rpc::nfs3_procedure(proc).name, &ctx.cred};
+  return {rpc::nfs3_call_idempotent(proc, args), rpc::nfs3_procedure(proc).name, &ctx.cred,
+          &ctx.caller_gone};
 }
 
 /// libnfs sends names and paths as C strings: an embedded NUL would silently
@@ -85,8 +87,9 @@ Forwarder::Forwarder(boost::asio::io_context& io, const config::ExportConfig& ex
           io,
           Endpoint{export_config.origin.host, export_config.origin.nfs_port, kNfsProgram,
                    kNfsVersion},
-          export_config.upstream_connections)),
-      mount_(std::make_shared<OriginMount>(io, export_config.origin)) {}
+          export_config.upstream_connections, UpstreamOptions{export_config.origin_timeout})),
+      mount_(std::make_shared<OriginMount>(io, export_config.origin,
+                                           UpstreamOptions{export_config.origin_timeout})) {}
 
 Forwarder::~Forwarder() { stop(); }
 

@@ -6,7 +6,9 @@
 // apply to the real user. Answers never throw: a lost origin makes idempotent calls
 // wait and non-idempotent ones answer NFS3ERR_JUKEBOX (see upstream_pool.h); an
 // origin RPC-level failure answers NFS3ERR_SERVERFAULT, a rejected credential
-// NFS3ERR_ACCES. Every such status nfsgw makes up (and INVAL for a name with a NUL,
+// NFS3ERR_ACCES; an origin that stops answering for origin_timeout counts as lost.
+// A call whose client has gone away (CallContext::caller_gone) is abandoned.
+// Every such status nfsgw makes up (and INVAL for a name with a NUL,
 // which libnfs cannot send) comes with gateway_status set in the result; an answer
 // the origin gave never has it.
 #pragma once
@@ -28,7 +30,8 @@ class OriginMount;
 
 class Forwarder : public Nfs3Program {
  public:
-  /// Uses export.origin (host, ports, path) and export.upstream_connections.
+  /// Uses export.origin (host, ports, path), export.upstream_connections and
+  /// export.origin_timeout.
   Forwarder(boost::asio::io_context& io, const config::ExportConfig& export_config);
   ~Forwarder() override;
   Forwarder(const Forwarder&) = delete;

@@ -68,12 +68,14 @@ class MntCall final : public UpstreamCall {
 };
 }  // namespace
 
-OriginMount::OriginMount(asio::io_context& io, const config::OriginUrl& origin)
+OriginMount::OriginMount(asio::io_context& io, const config::OriginUrl& origin,
+                         UpstreamOptions options)
     : io_(io),
       host_(origin.host),
       path_(origin.path),
       pool_(std::make_shared<UpstreamPool>(
-          io, Endpoint{origin.host, origin.mount_port, kMountProgram, kMountVersion}, 1)),
+          io, Endpoint{origin.host, origin.mount_port, kMountProgram, kMountVersion}, 1,
+          options)),
       retry_timer_(io) {}
 
 OriginMount::~OriginMount() { pool_->stop(); }

@@ -26,7 +26,8 @@ namespace nfsgw::upstream {
 
 class OriginMount : public std::enable_shared_from_this<OriginMount> {
  public:
-  OriginMount(boost::asio::io_context& io, const config::OriginUrl& origin);
+  OriginMount(boost::asio::io_context& io, const config::OriginUrl& origin,
+              UpstreamOptions options = {});
   ~OriginMount();
 
   void start();

@@ -7,6 +7,7 @@
 
 #include <utility>
 
+#include <atomic>
 #include <memory>
 
 #include <boost/asio/associated_executor.hpp>
@@ -24,6 +25,8 @@ struct CallSpec {
   bool idempotent = true;
   const char* what = "?";
   const Credentials* cred = nullptr;  // null: the gateway's own identity
+  /// CallContext::caller_gone of the caller; null: never abandoned.
+  const std::shared_ptr<const std::atomic<bool>>* caller_gone = nullptr;
 };
 
 /// An UpstreamCall that resumes a coroutine. `Queue` is
@@ -73,6 +76,7 @@ Awaitable<Res> await_call(UpstreamPool& pool, CallSpec spec, Queue queue, Reply 
         call->idempotent = spec.idempotent;
         call->what = spec.what;
         if (spec.cred != nullptr) call->cred = *spec.cred;
+        if (spec.caller_gone != nullptr) call->caller_gone = *spec.caller_gone;
         pool.submit(std::move(call));
       },
       boost::asio::use_awaitable, std::move(queue), std::move(reply));

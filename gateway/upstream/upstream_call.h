@@ -3,10 +3,15 @@
 // The pool does not know procedure types: a call knows how to queue itself on a
 // libnfs rpc_context, how to copy its reply out of libnfs's buffers, and how to
 // answer when no reply will come. Exactly one of on_reply / on_fail is called, and
-// the owner deletes the call right after. Both run on the connection's strand and
-// must not block: they only copy and post the answer to the caller's executor.
+// the owner deletes the call right after (or, for a call abandoned while libnfs
+// still holds it, once libnfs gives it back). Both run on the connection's strand,
+// or the pool's caller's thread, and must not block: they only copy and post the
+// answer to the caller's executor.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
+#include <memory>
 #include <optional>
 
 #include "gateway/call_context.h"
@@ -44,6 +49,27 @@ class UpstreamCall {
   const char* what = "?";
   /// Set by the connection while the call is inside libnfs.
   void* owner = nullptr;
+  /// The connection's number for the call while it is inside libnfs (its timeout).
+  std::uint64_t seq = 0;
+  /// Raised when the client connection that asked for this call has closed
+  /// (CallContext::caller_gone); null: never.
+  std::shared_ptr<const std::atomic<bool>> caller_gone;
+  /// Set once abandon() answered it: never send it again (what it would send
+  /// may be gone with its caller), only delete it when libnfs gives it back.
+  bool abandoned = false;
+
+  /// True when its caller has gone away.
+  bool caller_left() const {
+    return caller_gone && caller_gone->load(std::memory_order_relaxed);
+  }
+  /// Its caller has gone away: answers it now with JUKEBOX (a reply nobody will
+  /// read; this frees the waiting coroutine and what it holds) and marks it
+  /// abandoned. Once only.
+  void abandon() {
+    if (abandoned) return;
+    abandoned = true;
+    on_fail(nfs3::Status::Jukebox);
+  }
 };
 
 }  // namespace nfsgw::upstream

@@ -13,11 +13,13 @@
 #include <nfsc/libnfs-raw.h>
 #include <spdlog/spdlog.h>
 
+#include "gateway/upstream/origin_socket.h"
 #include "gateway/upstream/rpc_error_class.h"
 
 namespace nfsgw::upstream {
 
 namespace asio = boost::asio;
+using Clock = std::chrono::steady_clock;
 
 namespace {
 constexpr int kRpcbindPort = 111;
@@ -37,12 +39,15 @@ std::string Endpoint::label() const {
 
 UpstreamConnection::UpstreamConnection(asio::io_context& io, Endpoint endpoint,
                                        std::size_t index,
-                                       std::shared_ptr<ConnectionListener> listener)
+                                       std::shared_ptr<ConnectionListener> listener,
+                                       UpstreamOptions options)
     : io_(io),
       strand_(asio::make_strand(io)),
       socket_(io),
       retry_timer_(io),
+      watchdog_(io),
       endpoint_(std::move(endpoint)),
+      options_(options),
       index_(index),
       listener_(std::move(listener)) {}
 
@@ -73,6 +78,7 @@ void UpstreamConnection::stop_on_strand() {
   const bool was_up = state_ == State::Up;
   state_ = State::Stopped;
   retry_timer_.cancel();
+  watchdog_.cancel();
   teardown();
   if (was_up && listener_) listener_->connection_down(index_);
   hand_back_orphans();
@@ -97,6 +103,7 @@ void UpstreamConnection::begin_attempt() {
   }
   // Ask rpcbind first, on a context of its own.
   state_ = State::AskingPort;
+  attempt_started_ = Clock::now();
   rpc_ = rpc_init_context();
   if (rpc_ == nullptr) {
     fail("cannot create an RPC context");
@@ -108,10 +115,12 @@ void UpstreamConnection::begin_attempt() {
     return;
   }
   arm();
+  arm_watchdog();
 }
 
 void UpstreamConnection::connect_to(std::uint16_t port) {
   state_ = State::Connecting;
+  attempt_started_ = Clock::now();
   rpc_ = rpc_init_context();
   if (rpc_ == nullptr) {
     fail("cannot create an RPC context");
@@ -124,6 +133,7 @@ void UpstreamConnection::connect_to(std::uint16_t port) {
     return;
   }
   arm();
+  arm_watchdog();
 }
 
 bool UpstreamConnection::watch_new_context() {
@@ -131,6 +141,12 @@ bool UpstreamConnection::watch_new_context() {
   read_armed_ = write_armed_ = false;
   const int fd = rpc_get_fd(rpc_);
   if (fd < 0) return false;
+  std::string why;
+  if (!apply_origin_socket_options(fd, origin_socket_options(options_.origin_timeout), &why) &&
+      failures_in_a_row_ == 0) {
+    spdlog::warn("upstream {} #{}: cannot set keepalive on the origin socket: {}",
+                 endpoint_.label(), index_, why);
+  }
   boost::system::error_code ec;
   socket_.assign(fd, ec);
   if (ec) {
@@ -220,6 +236,7 @@ void UpstreamConnection::after_service(int rc) {
       }
       failures_in_a_row_ = 0;
       backoff_ = kMinBackoff;
+      last_reply_ = Clock::now();
       if (listener_) listener_->connection_up(index_);
     }
   }
@@ -254,6 +271,7 @@ void UpstreamConnection::teardown() {
   connect_done_ = false;
   found_port_ = -1;
   auth_is_default_ = true;
+  in_flight_.clear();  // libnfs handed every call back while being destroyed
 }
 
 void UpstreamConnection::fail(const std::string& reason) {
@@ -345,6 +363,11 @@ void UpstreamConnection::apply_credentials(const UpstreamCall& call) {
 }
 
 void UpstreamConnection::start_call(std::unique_ptr<UpstreamCall> call) {
+  if (call->abandoned || call->caller_left()) {
+    load_.fetch_sub(1, std::memory_order_relaxed);
+    call->abandon();
+    return;
+  }
   if (state_ != State::Up || rpc_ == nullptr) {
     bounce(std::move(call));
     return;
@@ -360,9 +383,12 @@ void UpstreamConnection::start_call(std::unique_ptr<UpstreamCall> call) {
     return;
   }
   call->owner = this;
+  call->seq = next_seq_++;
+  in_flight_.emplace(call->seq, InFlight{Clock::now(), call.get()});
   UpstreamCall* raw = call.release();
   if (raw->queue(rpc_, &on_call_cb, raw) != 0) {
     std::unique_ptr<UpstreamCall> back(raw);
+    in_flight_.erase(back->seq);
     load_.fetch_sub(1, std::memory_order_relaxed);
     spdlog::warn("upstream {} #{}: cannot queue {}: {}", endpoint_.label(), index_, back->what,
                  error_text(rpc_));
@@ -370,11 +396,23 @@ void UpstreamConnection::start_call(std::unique_ptr<UpstreamCall> call) {
     return;
   }
   arm();
+  arm_watchdog();
 }
 
 void UpstreamConnection::on_call_cb(struct rpc_context*, int status, void* data, void* call_ptr) {
   std::unique_ptr<UpstreamCall> call(static_cast<UpstreamCall*>(call_ptr));
   auto* self = static_cast<UpstreamConnection*>(call->owner);
+  self->in_flight_.erase(call->seq);
+  const char* message = status == RPC_STATUS_ERROR ? static_cast<const char*>(data) : nullptr;
+  if (status == RPC_STATUS_SUCCESS ||
+      classify_rpc_failure(status, message) != RpcFailure::ConnectionLost) {
+    self->last_reply_ = Clock::now();  // the origin answered something: it is alive
+  }
+  if (call->abandoned) {
+    // Answered already (its caller went away); libnfs has just given it back.
+    self->load_.fetch_sub(1, std::memory_order_relaxed);
+    return;
+  }
   if (status == RPC_STATUS_SUCCESS) {
     self->load_.fetch_sub(1, std::memory_order_relaxed);
     try {
@@ -386,7 +424,6 @@ void UpstreamConnection::on_call_cb(struct rpc_context*, int status, void* data,
     }
     return;
   }
-  const char* message = status == RPC_STATUS_ERROR ? static_cast<const char*>(data) : nullptr;
   // The statuses below are nfsgw's, not answers of the origin's NFS service:
   // on_fail marks the result gateway_status, so no cache keeps it.
   switch (classify_rpc_failure(status, message)) {
@@ -405,6 +442,68 @@ void UpstreamConnection::on_call_cb(struct rpc_context*, int status, void* data,
                    call->what, message);
       call->on_fail(nfs3::Status::ServerFault);
       return;
+  }
+}
+
+// ---- the watchdog: frozen origins, stuck attempts, callers gone -------------------
+
+void UpstreamConnection::arm_watchdog() {
+  if (state_ == State::Stopped) return;
+  const auto now = Clock::now();
+  Clock::time_point next;
+  if (state_ == State::AskingPort || state_ == State::Connecting) {
+    next = attempt_started_ + options_.origin_timeout;
+  } else if (state_ == State::Up && !in_flight_.empty()) {
+    next = std::max(in_flight_.begin()->second.queued, last_reply_) + options_.origin_timeout;
+    next = std::min(next, now + kAbandonSweep);
+  } else {
+    return;  // nothing can time out; the next call or attempt arms it again
+  }
+  if (watchdog_armed_ && watchdog_due_ <= next) return;  // it fires early enough
+  watchdog_armed_ = true;
+  watchdog_due_ = next;
+  const std::uint64_t gen = ++watchdog_generation_;
+  watchdog_.expires_at(next);  // cancels an earlier wait, which sees a stale generation
+  watchdog_.async_wait(asio::bind_executor(
+      strand_, [self = shared_from_this(), gen](const boost::system::error_code& ec) {
+        if (gen != self->watchdog_generation_) return;
+        self->watchdog_armed_ = false;
+        if (ec == asio::error::operation_aborted) return;
+        self->on_watchdog();
+      }));
+}
+
+void UpstreamConnection::on_watchdog() {
+  if (state_ == State::Stopped) return;
+  const auto now = Clock::now();
+  const auto timeout_ms = std::to_string(options_.origin_timeout.count());
+  if (state_ == State::AskingPort || state_ == State::Connecting) {
+    if (now >= attempt_started_ + options_.origin_timeout) {
+      fail(std::string(state_ == State::AskingPort ? "rpcbind" : "connect") +
+           " did not complete within origin_timeout (" + timeout_ms + " ms)");
+      return;
+    }
+  } else if (state_ == State::Up && !in_flight_.empty()) {
+    if (now - last_sweep_ >= kAbandonSweep) {
+      last_sweep_ = now;
+      abandon_calls_of_gone_callers();
+    }
+    const auto& oldest = in_flight_.begin()->second;
+    if (now >= std::max(oldest.queued, last_reply_) + options_.origin_timeout) {
+      fail("no reply from the origin within origin_timeout (" + timeout_ms + " ms, " +
+           std::to_string(in_flight_.size()) + " call(s) waiting, oldest " + oldest.call->what +
+           ")");
+      return;
+    }
+  }
+  arm_watchdog();
+}
+
+void UpstreamConnection::abandon_calls_of_gone_callers() {
+  // The calls stay inside libnfs (4.0 cannot take one back) until their reply or
+  // the connection's end; only their callers are answered now.
+  for (auto& [seq, f] : in_flight_) {
+    if (!f.call->abandoned && f.call->caller_left()) f.call->abandon();
   }
 }
 

@@ -14,6 +14,18 @@
 //
 // Calls the connection could not finish because it died are handed back to the
 // listener (the pool), which decides between re-sending and answering JUKEBOX.
+//
+// An origin can also freeze: its process stuck while its kernel keeps the TCP
+// connection open and even accepts new ones. A watchdog timer (origin_timeout)
+// declares the connection dead when its oldest unanswered call has waited that
+// long and no reply at all came in meanwhile (so a slow link that keeps
+// delivering replies, or a deep queue draining, is not cut); the connection is
+// then failed exactly like a lost one (torn down, its calls handed back,
+// reconnected). A connection attempt (rpcbind GETPORT included) that does not
+// complete within origin_timeout fails the same way. Origin sockets also get TCP
+// keepalive and TCP_USER_TIMEOUT (origin_socket.h). The same timer, once a
+// second while calls are in flight, abandons calls whose client has gone away
+// (UpstreamCall::abandon).
 #pragma once
 
 #include <utility>
@@ -21,6 +33,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -44,6 +57,12 @@ struct Endpoint {
   std::string label() const;
 };
 
+/// Settings of every connection of a pool.
+struct UpstreamOptions {
+  /// See the top of this file and [[export]] origin_timeout.
+  std::chrono::milliseconds origin_timeout{60000};
+};
+
 /// What a connection tells its owner. Called on the connection's strand.
 class ConnectionListener {
  public:
@@ -62,8 +81,12 @@ class UpstreamConnection : public std::enable_shared_from_this<UpstreamConnectio
   static constexpr std::chrono::milliseconds kMinBackoff{100};
   static constexpr std::chrono::milliseconds kMaxBackoff{2000};
 
+  /// How often, at most, calls of callers that went away are looked for.
+  static constexpr std::chrono::milliseconds kAbandonSweep{1000};
+
   UpstreamConnection(boost::asio::io_context& io, Endpoint endpoint, std::size_t index,
-                     std::shared_ptr<ConnectionListener> listener);
+                     std::shared_ptr<ConnectionListener> listener,
+                     UpstreamOptions options = {});
   ~UpstreamConnection();
   UpstreamConnection(const UpstreamConnection&) = delete;
   UpstreamConnection& operator=(const UpstreamConnection&) = delete;
@@ -102,12 +125,17 @@ class UpstreamConnection : public std::enable_shared_from_this<UpstreamConnectio
   void start_call(std::unique_ptr<UpstreamCall> call);
   void apply_credentials(const UpstreamCall& call);
   void stop_on_strand();
+  void arm_watchdog();
+  void on_watchdog();
+  void abandon_calls_of_gone_callers();
 
   boost::asio::io_context& io_;
   boost::asio::strand<boost::asio::io_context::executor_type> strand_;
   boost::asio::posix::stream_descriptor socket_;
   boost::asio::steady_timer retry_timer_;
+  boost::asio::steady_timer watchdog_;
   Endpoint endpoint_;
+  UpstreamOptions options_;
   std::size_t index_;
   std::shared_ptr<ConnectionListener> listener_;
 
@@ -125,6 +153,19 @@ class UpstreamConnection : public std::enable_shared_from_this<UpstreamConnectio
   bool auth_is_default_ = true;
   Credentials auth_cred_;         // what the context's AUTH currently says
   std::vector<std::unique_ptr<UpstreamCall>> orphans_;
+  /// Calls inside libnfs, by UpstreamCall::seq (so the first is the oldest).
+  struct InFlight {
+    std::chrono::steady_clock::time_point queued;
+    UpstreamCall* call;
+  };
+  std::map<std::uint64_t, InFlight> in_flight_;
+  std::uint64_t next_seq_ = 1;
+  std::chrono::steady_clock::time_point last_reply_{};      // any reply on this context
+  std::chrono::steady_clock::time_point attempt_started_{};  // AskingPort / Connecting
+  std::chrono::steady_clock::time_point last_sweep_{};
+  bool watchdog_armed_ = false;
+  std::chrono::steady_clock::time_point watchdog_due_{};
+  std::uint64_t watchdog_generation_ = 0;  // a re-armed timer's old wait ignores itself
 
   std::atomic<int> load_{0};
 };

@@ -6,8 +6,10 @@
 
 namespace nfsgw::upstream {
 
-UpstreamPool::UpstreamPool(boost::asio::io_context& io, Endpoint endpoint, unsigned connections)
-    : io_(io), endpoint_(std::move(endpoint)), count_(std::max(1u, connections)) {}
+UpstreamPool::UpstreamPool(boost::asio::io_context& io, Endpoint endpoint, unsigned connections,
+                           UpstreamOptions options)
+    : io_(io), endpoint_(std::move(endpoint)), count_(std::max(1u, connections)),
+      options_(options) {}
 
 UpstreamPool::~UpstreamPool() {
   for (auto& c : waiting_) c->on_fail(nfs3::Status::Jukebox);
@@ -21,7 +23,7 @@ void UpstreamPool::start() {
     started_ = true;
     for (unsigned i = 0; i < count_; ++i) {
       connections_.push_back(
-          std::make_shared<UpstreamConnection>(io_, endpoint_, i, shared_from_this()));
+          std::make_shared<UpstreamConnection>(io_, endpoint_, i, shared_from_this(), options_));
     }
     up_.assign(count_, false);
     to_start = connections_;
@@ -51,7 +53,12 @@ std::size_t UpstreamPool::connections_up() const {
 }
 
 void UpstreamPool::submit(std::unique_ptr<UpstreamCall> call) {
+  if (call->abandoned || call->caller_left()) {
+    call->abandon();  // nobody waits for it any more: never sent, never queued
+    return;
+  }
   std::shared_ptr<UpstreamConnection> target;
+  std::vector<std::unique_ptr<UpstreamCall>> gone;
   {
     std::lock_guard lock(mu_);
     if (stopped_) {
@@ -70,16 +77,36 @@ void UpstreamPool::submit(std::unique_ptr<UpstreamCall> call) {
       }
       if (!target) {
         waiting_.push_back(std::move(call));
-        return;
+        // Amortised: the queue is swept each time it doubles, so calls of
+        // callers that left cannot pile up while no connection is up.
+        if (waiting_.size() >= sweep_waiting_at_) gone = take_abandoned_waiting();
+      } else {
+        next_ = (target->index() + 1) % n;
       }
-      next_ = (target->index() + 1) % n;
     }
   }
+  for (auto& c : gone) c->abandon();
+  if (!call) return;  // waiting
   if (!target) {
     call->on_fail(nfs3::Status::Jukebox);
     return;
   }
   target->execute(std::move(call));
+}
+
+std::vector<std::unique_ptr<UpstreamCall>> UpstreamPool::take_abandoned_waiting() {
+  std::vector<std::unique_ptr<UpstreamCall>> gone;
+  std::deque<std::unique_ptr<UpstreamCall>> keep;
+  for (auto& c : waiting_) {
+    if (c->caller_left()) {
+      gone.push_back(std::move(c));
+    } else {
+      keep.push_back(std::move(c));
+    }
+  }
+  waiting_.swap(keep);
+  sweep_waiting_at_ = std::max(kFirstWaitingSweep, 2 * waiting_.size());
+  return gone;
 }
 
 void UpstreamPool::dispatch(std::vector<std::unique_ptr<UpstreamCall>> calls) {
@@ -112,8 +139,12 @@ void UpstreamPool::connection_down(std::size_t index) {
 void UpstreamPool::calls_lost(std::vector<std::unique_ptr<UpstreamCall>> calls) {
   std::vector<std::unique_ptr<UpstreamCall>> resend;
   std::size_t jukebox = 0;
+  std::size_t abandoned = 0;
   for (auto& c : calls) {
-    if (c->idempotent) {
+    if (c->caller_left()) {
+      ++abandoned;  // whatever the origin did, nobody waits for the answer
+      c->abandon();
+    } else if (c->idempotent) {
       resend.push_back(std::move(c));
     } else {
       ++jukebox;
@@ -122,8 +153,8 @@ void UpstreamPool::calls_lost(std::vector<std::unique_ptr<UpstreamCall>> calls) 
   }
   if (!calls.empty()) {
     spdlog::info("upstream {}: connection lost with {} call(s) in flight: {} re-sent, {} "
-                 "answered JUKEBOX",
-                 endpoint_.label(), calls.size(), resend.size(), jukebox);
+                 "answered JUKEBOX, {} abandoned (client gone)",
+                 endpoint_.label(), calls.size(), resend.size(), jukebox, abandoned);
   }
   dispatch(std::move(resend));
 }

@@ -16,6 +16,19 @@
 // client sees from a server that rebooted. Calls that never left the gateway
 // (still waiting, or bounced off a connection that had just gone down) are always
 // sent once a connection is up.
+//
+// A frozen origin (TCP open, no replies) is a lost connection too: after
+// origin_timeout without any reply the connection closes itself (see
+// upstream_connection.h), and its calls come here like those of any dead
+// connection: re-sent if idempotent, JUKEBOX otherwise. While the origin stays
+// frozen, an idempotent call is re-sent once per origin_timeout, as a hard mount
+// retransmits.
+//
+// Work for a client that has gone away (UpstreamCall::caller_left) is abandoned,
+// not re-sent and not kept waiting: its caller is answered JUKEBOX at once (the
+// reply is dropped with the closed connection), which frees the waiting coroutine
+// and what it holds. This is checked when a call is submitted, bounced or lost,
+// when the waiting queue grows, and once a second for calls inside a connection.
 #pragma once
 
 #include <utility>
@@ -37,7 +50,8 @@ class UpstreamPool : public ConnectionListener,
                      public std::enable_shared_from_this<UpstreamPool> {
  public:
   /// `connections` is clamped to at least 1.
-  UpstreamPool(boost::asio::io_context& io, Endpoint endpoint, unsigned connections);
+  UpstreamPool(boost::asio::io_context& io, Endpoint endpoint, unsigned connections,
+               UpstreamOptions options = {});
   ~UpstreamPool() override;
 
   /// Starts connecting all connections in the background.
@@ -61,15 +75,20 @@ class UpstreamPool : public ConnectionListener,
 
  private:
   void dispatch(std::vector<std::unique_ptr<UpstreamCall>> calls);
+  /// Takes the calls of callers that went away out of waiting_ (under mu_).
+  std::vector<std::unique_ptr<UpstreamCall>> take_abandoned_waiting();
 
   boost::asio::io_context& io_;
   Endpoint endpoint_;
   unsigned count_;
+  UpstreamOptions options_;
 
   mutable std::mutex mu_;
   std::vector<std::shared_ptr<UpstreamConnection>> connections_;
   std::vector<bool> up_;
   std::deque<std::unique_ptr<UpstreamCall>> waiting_;
+  std::size_t sweep_waiting_at_ = kFirstWaitingSweep;  // waiting_ size of the next sweep
+  static constexpr std::size_t kFirstWaitingSweep = 64;
   std::size_t next_ = 0;  // round-robin start, so equal loads still spread
   bool started_ = false;
   bool stopped_ = false;

@@ -80,6 +80,7 @@ void append_export(std::string& t, const ExportSettings& e, const std::string& o
   for (const auto& [key, value] : m.durations) t += key + " = " + quoted(value) + "\n";
   if (e.data_cache) t += std::string("data_cache = ") + (*e.data_cache ? "true" : "false") + "\n";
   if (e.readahead_kb) t += "readahead_kb = " + std::to_string(*e.readahead_kb) + "\n";
+  if (e.origin_timeout) t += "origin_timeout = " + quoted(*e.origin_timeout) + "\n";
 }
 
 }  // namespace

@@ -63,6 +63,7 @@ struct ExportSettings {
   MetadataCacheSettings metadata;
   std::optional<bool> data_cache;          // unset: nfsgw's default (on)
   std::optional<unsigned> readahead_kb;
+  std::optional<std::string> origin_timeout;  // duration string; unset: nfsgw's default
 };
 
 /// A gateway: its first export (the inherited fields, as before), the server and

@@ -1,8 +1,10 @@
 #include "tests/support/origin.h"
 
+#include <signal.h>
 #include <sys/stat.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <memory>
 #include <stdexcept>
 #include <thread>
@@ -61,6 +63,19 @@ void GaneshaOrigin::stop() {
   run({"bash", origin_script(), "stop", state_dir_}, std::chrono::seconds(30));
   started_ = false;
 }
+
+namespace {
+pid_t pid_in(const std::string& pid_file) {
+  const std::string text = read_file(pid_file);
+  const long pid = std::atol(text.c_str());
+  if (pid <= 0) throw std::runtime_error("no ganesha pid in " + pid_file);
+  return static_cast<pid_t>(pid);
+}
+}  // namespace
+
+void GaneshaOrigin::freeze() { ::kill(pid_in(state_dir_ + "/ganesha.pid"), SIGSTOP); }
+
+void GaneshaOrigin::thaw() { ::kill(pid_in(state_dir_ + "/ganesha.pid"), SIGCONT); }
 
 std::string GaneshaOrigin::url() const {
   return "nfs://127.0.0.1" + export_dir_ + "?nfsport=" + std::to_string(nfs_port_) +

@@ -23,6 +23,10 @@ class GaneshaOrigin {
   void start();
   void stop();
   bool started() const { return started_; }
+  /// SIGSTOP / SIGCONT ganesha: frozen, it keeps its sockets open (its kernel
+  /// still accepts connections and data) and answers nothing.
+  void freeze();
+  void thaw();
 
   /// The exported folder on this machine: tests compare files here byte for byte.
   const std::string& export_dir() const { return export_dir_; }

@@ -51,6 +51,15 @@ constexpr std::uint16_t kDataRelayMountPort = 29203;
 constexpr std::uint16_t kDataRelayControlPort = 29204;
 constexpr std::uint16_t kDataGatewayPort = 29205;
 
+/// frozen_origin_test: origin (frozen with SIGSTOP) <- wan-emu relay (counts what
+/// reaches the origin) <- nfsgw with a short origin_timeout.
+constexpr std::uint16_t kFrozenOriginNfsPort = 29400;
+constexpr std::uint16_t kFrozenOriginMountPort = 29401;
+constexpr std::uint16_t kFrozenRelayNfsPort = 29402;
+constexpr std::uint16_t kFrozenRelayMountPort = 29403;
+constexpr std::uint16_t kFrozenRelayControlPort = 29404;
+constexpr std::uint16_t kFrozenGatewayPort = 29405;
+
 /// hostile_input_test: origin <- wan-emu relay (counts what reaches the origin) <-
 /// nfsgw with several exports.
 constexpr std::uint16_t kHostileOriginNfsPort = 29300;

@@ -1,0 +1,313 @@
+// The pool against an origin that freezes (TCP open, no replies), is slow but
+// alive, or whose callers go away: per-call timeouts (origin_timeout), reconnect
+// and re-send, JUKEBOX for lost non-idempotent calls, keepalive on the socket, and
+// abandoned work. Uses FakeOrigin (a loopback RPC server that can hold calls).
+#include <utility>
+
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <future>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <gtest/gtest.h>
+#include <nfsc/libnfs.h>
+#include <nfsc/libnfs-raw.h>
+#include <nfsc/libnfs-raw-nfs.h>
+
+#include "gateway/upstream/origin_socket.h"
+#include "gateway/upstream/upstream_pool.h"
+#include "tests/upstream/fake_origin.h"
+
+namespace nfsgw::upstream::test {
+namespace {
+
+using namespace std::chrono_literals;
+using Mode = FakeOrigin::Mode;
+
+/// An NFS NULL call that reports how it was answered.
+class NullCall final : public UpstreamCall {
+ public:
+  explicit NullCall(std::shared_ptr<std::promise<nfs3::Status>> done) : done_(std::move(done)) {
+    what = "NULL";
+  }
+  int queue(struct rpc_context* rpc, RpcCallback cb, void* p) override {
+    return rpc_nfs3_null_async(rpc, cb, p);
+  }
+  void on_reply(void*) override { done_->set_value(nfs3::Status::Ok); }
+  void on_fail(nfs3::Status s) override { done_->set_value(s); }
+
+ private:
+  std::shared_ptr<std::promise<nfs3::Status>> done_;
+};
+
+struct Sent {
+  std::shared_ptr<std::promise<nfs3::Status>> promise = std::make_shared<std::promise<nfs3::Status>>();
+  std::future<nfs3::Status> future = promise->get_future();
+};
+
+/// Bounded wait for `cond`, polling.
+template <typename F>
+bool eventually(F cond, std::chrono::milliseconds limit = 15s) {
+  const auto end = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < end) {
+    if (cond()) return true;
+    std::this_thread::sleep_for(20ms);
+  }
+  return cond();
+}
+
+class TimeoutTest : public ::testing::Test {
+ protected:
+  TimeoutTest() : work_(io_.get_executor()) {
+    thread_ = std::thread([this] { io_.run(); });
+  }
+  ~TimeoutTest() override {
+    if (pool_) pool_->stop();
+    work_.reset();
+    for (int i = 0; i < 150 && !io_.stopped(); ++i) std::this_thread::sleep_for(20ms);
+    io_.stop();
+    thread_.join();
+  }
+  /// A started pool of `connections` to the fake origin, with `timeout`.
+  UpstreamPool& pool(std::chrono::milliseconds timeout, unsigned connections = 1) {
+    pool_ = std::make_shared<UpstreamPool>(io_, Endpoint{"127.0.0.1", origin_.port(), 100003, 3},
+                                           connections, UpstreamOptions{timeout});
+    pool_->start();
+    EXPECT_TRUE(eventually([&] { return pool_->connections_up() == connections; }));
+    return *pool_;
+  }
+  Sent submit(bool idempotent, std::shared_ptr<const std::atomic<bool>> gone = nullptr) {
+    Sent s;
+    auto call = std::make_unique<NullCall>(s.promise);
+    call->idempotent = idempotent;
+    call->caller_gone = std::move(gone);
+    pool_->submit(std::move(call));
+    return s;
+  }
+
+  FakeOrigin origin_;
+  boost::asio::io_context io_;
+  boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work_;
+  std::thread thread_;
+  std::shared_ptr<UpstreamPool> pool_;
+};
+
+TEST_F(TimeoutTest, FrozenOriginJukeboxesTheLostNonIdempotentCallAndResendsTheIdempotentOne) {
+  pool(1s);
+  origin_.set_mode(Mode::Frozen);
+  auto remove_like = submit(/*idempotent=*/false);
+  auto getattr_like = submit(/*idempotent=*/true);
+  ASSERT_TRUE(eventually([&] { return origin_.calls() == 2; }));
+
+  // After origin_timeout without a reply the connection is declared dead: the
+  // non-idempotent call is answered JUKEBOX (the client retries it itself).
+  const auto t0 = std::chrono::steady_clock::now();
+  ASSERT_EQ(remove_like.future.wait_for(10s), std::future_status::ready)
+      << "a call to a frozen origin was never answered";
+  EXPECT_EQ(remove_like.future.get(), nfs3::Status::Jukebox);
+  EXPECT_GE(std::chrono::steady_clock::now() - t0, 500ms);  // not before the timeout
+
+  // The idempotent one waits, re-sent on a new connection, as a hard mount does.
+  EXPECT_EQ(getattr_like.future.wait_for(0ms), std::future_status::timeout);
+  ASSERT_TRUE(eventually([&] { return origin_.connections() >= 2 && origin_.calls() >= 3; }))
+      << "connections " << origin_.connections() << ", calls " << origin_.calls();
+
+  origin_.set_mode(Mode::Answer);  // the origin wakes up
+  ASSERT_EQ(getattr_like.future.wait_for(10s), std::future_status::ready);
+  EXPECT_EQ(getattr_like.future.get(), nfs3::Status::Ok);
+
+  // And the pool serves normally afterwards.
+  auto later = submit(false);
+  ASSERT_EQ(later.future.wait_for(10s), std::future_status::ready);
+  EXPECT_EQ(later.future.get(), nfs3::Status::Ok);
+}
+
+TEST_F(TimeoutTest, FrozenOriginKeepsBeingRetriedWhileItStaysFrozen) {
+  pool(1s);
+  origin_.set_mode(Mode::Frozen);
+  auto call = submit(true);
+  // Re-sent once per timeout, each time on a fresh connection.
+  ASSERT_TRUE(eventually([&] { return origin_.connections() >= 4; }, 20s))
+      << "connections " << origin_.connections();
+  EXPECT_GE(origin_.calls(), 3);
+  EXPECT_EQ(call.future.wait_for(0ms), std::future_status::timeout);
+  origin_.set_mode(Mode::Answer);
+  ASSERT_EQ(call.future.wait_for(10s), std::future_status::ready);
+  EXPECT_EQ(call.future.get(), nfs3::Status::Ok);
+}
+
+TEST_F(TimeoutTest, SlowOriginThatKeepsAnsweringIsNotCut) {
+  pool(1s);
+  // 20 calls answered one every 150 ms: the last waits 3 s, three timeouts, but
+  // replies keep coming, so the connection is alive and nothing is re-sent.
+  origin_.set_mode(Mode::Slow, 150ms);
+  std::vector<Sent> sent;
+  for (int i = 0; i < 20; ++i) sent.push_back(submit(false));
+  for (auto& s : sent) {
+    ASSERT_EQ(s.future.wait_for(15s), std::future_status::ready);
+    EXPECT_EQ(s.future.get(), nfs3::Status::Ok);
+  }
+  EXPECT_EQ(origin_.connections(), 1);
+  EXPECT_EQ(origin_.calls(), 20);
+}
+
+/// The file descriptor of this process's TCP socket whose local port is `port`.
+int own_socket_with_local_port(std::uint16_t port) {
+  for (const auto& e : std::filesystem::directory_iterator("/proc/self/fd")) {
+    const int fd = std::atoi(e.path().filename().c_str());
+    sockaddr_in a{};
+    socklen_t len = sizeof a;
+    if (::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0 && a.sin_family == AF_INET &&
+        ntohs(a.sin_port) == port) {
+      return fd;
+    }
+  }
+  return -1;
+}
+
+int int_option(int fd, int level, int name) {
+  int v = -1;
+  socklen_t len = sizeof v;
+  if (::getsockopt(fd, level, name, &v, &len) != 0) return -1;
+  return v;
+}
+
+TEST_F(TimeoutTest, OriginSocketsCarryKeepaliveAndAUserTimeout) {
+  pool(12s);
+  const auto peers = origin_.peer_ports();
+  ASSERT_EQ(peers.size(), 1u);
+  const int fd = own_socket_with_local_port(peers[0]);
+  ASSERT_GE(fd, 0) << "the pool's socket was not found among this process's descriptors";
+  EXPECT_EQ(int_option(fd, SOL_SOCKET, SO_KEEPALIVE), 1);
+  EXPECT_EQ(int_option(fd, IPPROTO_TCP, TCP_KEEPIDLE), 6);
+  EXPECT_EQ(int_option(fd, IPPROTO_TCP, TCP_KEEPINTVL), 2);
+  EXPECT_EQ(int_option(fd, IPPROTO_TCP, TCP_KEEPCNT), 3);
+  EXPECT_EQ(int_option(fd, IPPROTO_TCP, TCP_USER_TIMEOUT), 12000);
+}
+
+TEST(OriginSocketOptions, SpreadTheTimeoutOverIdleAndProbes) {
+  const auto d = origin_socket_options(60s);
+  EXPECT_EQ(d.keepalive_idle_s, 30);
+  EXPECT_EQ(d.keepalive_interval_s, 10);
+  EXPECT_EQ(d.keepalive_count, 3);
+  EXPECT_EQ(d.user_timeout_ms, 60000u);
+  const auto s = origin_socket_options(1s);  // never zero
+  EXPECT_EQ(s.keepalive_idle_s, 1);
+  EXPECT_EQ(s.keepalive_interval_s, 1);
+  EXPECT_EQ(s.user_timeout_ms, 1000u);
+  const auto l = origin_socket_options(600s);
+  EXPECT_EQ(l.keepalive_idle_s, 300);
+  EXPECT_EQ(l.keepalive_interval_s, 100);
+}
+
+TEST_F(TimeoutTest, CallsOfACallerThatLeftAreAbandonedNotKeptWaiting) {
+  // A long timeout: whatever ends these calls early, it is not the timeout.
+  pool(60s);
+  origin_.set_mode(Mode::Frozen);
+  auto gone = std::make_shared<std::atomic<bool>>(false);
+  std::vector<Sent> sent;
+  for (int i = 0; i < 10; ++i) sent.push_back(submit(i % 2 == 0, gone));
+  auto other = submit(true);  // a caller still there
+  ASSERT_TRUE(eventually([&] { return origin_.calls() == 11; }));
+  EXPECT_EQ(sent[0].future.wait_for(200ms), std::future_status::timeout);
+
+  gone->store(true);  // the client's connection closed
+  for (auto& s : sent) {
+    ASSERT_EQ(s.future.wait_for(5s), std::future_status::ready)
+        << "a call of a caller that left is still waiting on a frozen origin";
+    EXPECT_EQ(s.future.get(), nfs3::Status::Jukebox);
+  }
+  EXPECT_EQ(other.future.wait_for(0ms), std::future_status::timeout);  // untouched
+
+  // A call whose caller is already gone is not sent at all.
+  auto late = submit(true, gone);
+  ASSERT_EQ(late.future.wait_for(5s), std::future_status::ready);
+  EXPECT_EQ(late.future.get(), nfs3::Status::Jukebox);
+  std::this_thread::sleep_for(200ms);
+  EXPECT_EQ(origin_.calls(), 11);
+
+  origin_.set_mode(Mode::Answer);
+  ASSERT_EQ(other.future.wait_for(10s), std::future_status::ready);
+  EXPECT_EQ(other.future.get(), nfs3::Status::Ok);
+}
+
+TEST_F(TimeoutTest, CallsOfACallerThatLeftAreNotResentAfterATimeout) {
+  pool(1s);
+  origin_.set_mode(Mode::Frozen);
+  auto gone = std::make_shared<std::atomic<bool>>(false);
+  auto call = submit(true, gone);
+  ASSERT_TRUE(eventually([&] { return origin_.calls() == 1; }));
+  gone->store(true);
+  ASSERT_EQ(call.future.wait_for(5s), std::future_status::ready);
+  EXPECT_EQ(call.future.get(), nfs3::Status::Jukebox);
+  // Past the timeout and the reconnect: the call was not sent again.
+  ASSERT_TRUE(eventually([&] { return origin_.connections() >= 2; }, 10s));
+  std::this_thread::sleep_for(300ms);
+  EXPECT_EQ(origin_.calls(), 1);
+}
+
+TEST(WaitingCallsTest, CallsOfCallersThatLeftDoNotPileUpWhileNoConnectionIsUp) {
+  boost::asio::io_context io;
+  auto work = boost::asio::make_work_guard(io);
+  std::thread t([&] { io.run(); });
+  {
+    // Nothing listens on this port: every call waits in the pool.
+    int probe = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ::bind(probe, reinterpret_cast<sockaddr*>(&a), sizeof a);
+    socklen_t len = sizeof a;
+    ::getsockname(probe, reinterpret_cast<sockaddr*>(&a), &len);
+    const std::uint16_t closed_port = ntohs(a.sin_port);  // bound, never listening
+    auto pool = std::make_shared<UpstreamPool>(io, Endpoint{"127.0.0.1", closed_port, 100003, 3}, 1,
+                                               UpstreamOptions{2s});
+    pool->start();
+    auto gone = std::make_shared<std::atomic<bool>>(false);
+    std::vector<Sent> left;
+    for (int i = 0; i < 40; ++i) {
+      Sent s;
+      auto c = std::make_unique<NullCall>(s.promise);
+      c->caller_gone = gone;
+      pool->submit(std::move(c));
+      left.push_back(std::move(s));
+    }
+    gone->store(true);
+    // Other callers keep coming: the queue is swept as it grows.
+    std::vector<Sent> live;
+    for (int i = 0; i < 100; ++i) {
+      Sent s;
+      pool->submit(std::make_unique<NullCall>(s.promise));
+      live.push_back(std::move(s));
+    }
+    for (auto& s : left) {
+      ASSERT_EQ(s.future.wait_for(5s), std::future_status::ready)
+          << "a call of a caller that left is still queued";
+      EXPECT_EQ(s.future.get(), nfs3::Status::Jukebox);
+    }
+    EXPECT_EQ(live[0].future.wait_for(0ms), std::future_status::timeout);
+    pool->stop();
+    for (auto& s : live) {
+      ASSERT_EQ(s.future.wait_for(5s), std::future_status::ready);
+      EXPECT_EQ(s.future.get(), nfs3::Status::Jukebox);
+    }
+    ::close(probe);
+  }
+  work.reset();
+  for (int i = 0; i < 150 && !io.stopped(); ++i) std::this_thread::sleep_for(20ms);
+  io.stop();
+  t.join();
+}
+
+}  // namespace
+}  // namespace nfsgw::upstream::test
