@@ -34,4 +34,12 @@ struct CallContext {
   std::shared_ptr<const std::atomic<bool>> caller_gone;
 };
 
+/// The context for work other callers may wait on too (a shared fetch, read-ahead,
+/// a background lookup of a permission): it goes on whoever of them leaves.
+inline CallContext shared_work(const CallContext& ctx) {
+  CallContext shared = ctx;
+  shared.caller_gone.reset();
+  return shared;
+}
+
 }  // namespace nfsgw

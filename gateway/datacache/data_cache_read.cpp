@@ -149,7 +149,8 @@ Awaitable<std::optional<nfs3::ReadRes>> DataCache::read_cached(const CallContext
 Awaitable<DataCache::Fetched> DataCache::block_from_origin(CallContext ctx, nfs3::FileHandle fh, cache::Stamp stamp,
                                                            std::uint64_t index, bool* joined) {
   std::string flight = flight_key(fh, stamp, index);
-  auto fetch = [this, ctx, fh, stamp, index] { return fetch_block(ctx, fh, stamp, index); };
+  // Others may join this fetch: it is not abandoned when this caller leaves.
+  auto fetch = [this, shared = shared_work(ctx), fh, stamp, index] { return fetch_block(shared, fh, stamp, index); };
   co_return co_await flights_.run(std::move(flight), fetch, joined);
 }
 
@@ -215,7 +216,7 @@ void DataCache::start_read_ahead(const boost::asio::any_io_executor& ex, const C
   const BlockRange due = read_ahead_.on_read(fh, stamp, offset, end, slots);
   in_flight_->fetch_sub(slots - static_cast<std::uint32_t>(due.size()));
   for (std::uint64_t index = due.first; index < due.end; ++index)
-    boost::asio::co_spawn(ex, read_ahead(ctx, fh, stamp, index), boost::asio::detached);
+    boost::asio::co_spawn(ex, read_ahead(shared_work(ctx), fh, stamp, index), boost::asio::detached);
 }
 
 Awaitable<void> DataCache::read_ahead(CallContext ctx, nfs3::FileHandle fh, cache::Stamp stamp, std::uint64_t index) {

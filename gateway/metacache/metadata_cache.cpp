@@ -48,12 +48,14 @@ Awaitable<void> MetadataCache::null(const CallContext& ctx) { return next_.null(
 
 Awaitable<MetadataCache::Fresh> MetadataCache::origin_getattr(const CallContext& ctx,
                                                                const nfs3::FileHandle& fh, Proc for_proc) {
+  // Others may join this fetch: it is not abandoned when this caller leaves.
+  const CallContext shared = shared_work(ctx);
   auto fetch = [&]() -> Awaitable<Fresh> {
     const std::uint64_t seq = attrs_.next_seq();
     const AttrPtr before = attrs_.in_memory(fh);
     count(for_proc, ExportCounters::OriginCalls);
     nfs3::GetattrArgs args{fh};
-    nfs3::GetattrRes r = co_await next_.getattr(ctx, std::move(args));
+    nfs3::GetattrRes r = co_await next_.getattr(shared, std::move(args));
     if (r.status != Status::Ok) {
       if (!r.gateway_status && gone(r.status)) store_.erase_object(key(fh));
       co_return Fresh{r.status, r.gateway_status, nullptr};
@@ -122,7 +124,9 @@ Awaitable<nfs3::SetattrRes> MetadataCache::setattr(const CallContext& ctx, nfs3:
 
 // ---- ACCESS -------------------------------------------------------------------
 
-Awaitable<void> MetadataCache::learn_access(CallContext ctx, nfs3::FileHandle fh) {
+Awaitable<void> MetadataCache::learn_access(CallContext caller, nfs3::FileHandle fh) {
+  // Others may join this fetch, and it may run after the caller's answer.
+  const CallContext ctx = shared_work(caller);
   auto fetch = [&]() -> Awaitable<bool> {
     const std::uint64_t seq = attrs_.next_seq();
     const std::uint32_t all = nfs3::access::Read | nfs3::access::Lookup | nfs3::access::Modify |
@@ -317,12 +321,13 @@ Awaitable<nfs3::LookupRes> MetadataCache::lookup(const CallContext& ctx, nfs3::L
     }
   }
   count(Proc::Lookup, ExportCounters::Misses);
+  const CallContext shared = shared_work(ctx);  // others may join this fetch
   auto fetch = [&]() -> Awaitable<nfs3::LookupRes> {
     const std::uint64_t seq = attrs_.next_seq();
     count(Proc::Lookup, ExportCounters::OriginCalls);
     // Named: GCC 12 destroys a braced temporary inside a co_await expression twice.
     nfs3::LookupArgs forwarded{nfs3::DirOpArgs{dir, name}};
-    nfs3::LookupRes res = co_await next_.lookup(ctx, std::move(forwarded));
+    nfs3::LookupRes res = co_await next_.lookup(shared, std::move(forwarded));
     if (res.gateway_status) co_return res;
     AttrPtr drec;
     if (res.dir_attributes) drec = co_await attrs_.learn(dir, *res.dir_attributes, seq);

@@ -133,7 +133,8 @@ Awaitable<ListingPtr> MetadataCache::listing_for(const CallContext& ctx, const n
   bool shared = false;
   std::string flight(1, 'f');
   flight.append(reinterpret_cast<const char*>(dir.bytes.data()), dir.len);
-  auto fill = [&]() { return fill_listing(ctx, dir, proc); };
+  const CallContext shared_ctx = shared_work(ctx);  // others may join this fill
+  auto fill = [&]() { return fill_listing(shared_ctx, dir, proc); };
   Filled f = co_await fill_flights_.run(std::move(flight), fill, &shared);
   if (!f.listing) {
     // The origin's own refusal goes back to the caller who asked it.

@@ -699,19 +699,23 @@ Awaitable<void> FakeOrigin::null(const CallContext&) {
   co_await gates_.pass(Proc::Null);
 }
 
-Awaitable<nfs3::GetattrRes> FakeOrigin::getattr(const CallContext&, nfs3::GetattrArgs args) {
+Awaitable<nfs3::GetattrRes> FakeOrigin::getattr(const CallContext& ctx, nfs3::GetattrArgs args) {
+  note(ctx);
   return serve<nfs3::GetattrRes>(Proc::Getattr, [this, args] { return do_getattr(args); });
 }
 
 Awaitable<nfs3::SetattrRes> FakeOrigin::setattr(const CallContext& ctx, nfs3::SetattrArgs args) {
+  note(ctx);
   return serve<nfs3::SetattrRes>(Proc::Setattr, [this, c = ctx.cred, args] { return do_setattr(c, args); });
 }
 
 Awaitable<nfs3::LookupRes> FakeOrigin::lookup(const CallContext& ctx, nfs3::LookupArgs args) {
+  note(ctx);
   return serve<nfs3::LookupRes>(Proc::Lookup, [this, c = ctx.cred, args] { return do_lookup(c, args); });
 }
 
 Awaitable<nfs3::AccessRes> FakeOrigin::access(const CallContext& ctx, nfs3::AccessArgs args) {
+  note(ctx);
   return serve<nfs3::AccessRes>(Proc::Access, [this, c = ctx.cred, args] { return do_access(c, args); });
 }
 
@@ -812,6 +816,7 @@ Awaitable<nfs3::ReaddirRes> FakeOrigin::readdir(const CallContext& ctx, nfs3::Re
 }
 
 Awaitable<nfs3::ReaddirplusRes> FakeOrigin::readdirplus(const CallContext& ctx, nfs3::ReaddirplusArgs args) {
+  note(ctx);
   return serve<nfs3::ReaddirplusRes>(Proc::Readdirplus,
                                      [this, c = ctx.cred, args] { return do_readdirplus(c, args, true); });
 }

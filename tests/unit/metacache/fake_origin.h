@@ -13,6 +13,7 @@
 //    already (the answer is taken when it arrives); only its reply is delayed.
 #pragma once
 
+#include <atomic>
 #include <utility>  // before Asio (Boost 1.74 under C++20)
 
 #include <array>
@@ -66,11 +67,18 @@ class FakeOrigin final : public Nfs3Program {
   // ---- calls ------------------------------------------------------------------------
   std::size_t calls(nfs3::Proc p) const;
   std::size_t total_calls() const;
+  /// Calls of GETATTR, LOOKUP, ACCESS, SETATTR and READDIRPLUS that came with the
+  /// caller's "gone" flag (CallContext::caller_gone): work that would be abandoned
+  /// if that caller left.
+  std::size_t abandonable_calls() const { return abandonable_.load(); }
   void reset_calls();
   /// The next `times` calls of `p` fail with `status`, marked gateway_status.
   void fail(nfs3::Proc p, std::size_t times, nfs3::Status status = nfs3::Status::Jukebox);
   /// Calls of `p` from now on wait (answered already) until release(p).
   void hold(nfs3::Proc p) { gates_.hold(p); }
+  void note(const CallContext& ctx) {
+    if (ctx.caller_gone) ++abandonable_;
+  }
   /// Calls of `p` waiting now.
   std::size_t held(nfs3::Proc p) const { return gates_.held(p); }
   /// Lets every waiting call of `p` go and stops holding new ones.
@@ -100,6 +108,7 @@ class FakeOrigin final : public Nfs3Program {
   Awaitable<nfs3::CommitRes> commit(const CallContext& ctx, nfs3::CommitArgs args) override;
 
  private:
+  std::atomic<std::size_t> abandonable_{0};
   static constexpr std::uint64_t kRootId = 1;
 
   struct Node {
