@@ -52,6 +52,17 @@ struct ServerConfig {
   unsigned threads = 0;              // 0: one per core
   bool register_rpcbind = true;
   std::uint32_t max_record_bytes = 4u << 20;  // refuse larger RPC records
+  // What clients may hold of nfsgw (docs/configuration.md, [server]): a call counts
+  // from when it is read until its reply is written; its bytes are its record and
+  // its reply (reserved at its expected size before it runs).
+  std::uint32_t max_connections = 1024;            // more are accepted and closed
+  std::uint32_t max_calls_in_flight = 128;         // per connection
+  std::uint32_t max_calls_in_flight_total = 4096;  // all connections
+  std::uint32_t max_pending_mb = 256;              // all connections, MiB
+  std::uint32_t max_pending_mb_per_connection = 16;
+  /// A connection on which nothing moved for this long, no call running, is
+  /// closed (clients reconnect). Zero: never.
+  std::chrono::milliseconds idle_timeout = std::chrono::minutes(6);
 };
 
 struct CacheConfig {

@@ -181,7 +181,9 @@ class Reader {
   ServerConfig server(const Value& t) const {
     ServerConfig s;
     only_keys(t, "server",
-              {"listen", "nfs_port", "mount_port", "threads", "register_rpcbind", "max_record_bytes"});
+              {"listen", "nfs_port", "mount_port", "threads", "register_rpcbind", "max_record_bytes",
+               "max_connections", "max_calls_in_flight", "max_calls_in_flight_total", "max_pending_mb",
+               "max_pending_mb_per_connection", "idle_timeout"});
     if (get_string(t, "listen", "server.listen", s.listen)) {
       unsigned char buf[16];
       if (inet_pton(AF_INET, s.listen.c_str(), buf) != 1 &&
@@ -198,6 +200,42 @@ class Reader {
     get_bool(t, "register_rpcbind", "server.register_rpcbind", s.register_rpcbind);
     if (get_int(t, "max_record_bytes", "server.max_record_bytes", 64 * 1024, 64 * 1024 * 1024, i)) {
       s.max_record_bytes = static_cast<std::uint32_t>(i);
+    }
+    // Upper bounds well past what one host serves: larger values are mistakes.
+    if (get_int(t, "max_connections", "server.max_connections", 1, 1000000, i)) {
+      s.max_connections = static_cast<std::uint32_t>(i);
+    }
+    if (get_int(t, "max_calls_in_flight", "server.max_calls_in_flight", 1, 65536, i)) {
+      s.max_calls_in_flight = static_cast<std::uint32_t>(i);
+    }
+    if (get_int(t, "max_calls_in_flight_total", "server.max_calls_in_flight_total", 1, 1000000, i)) {
+      s.max_calls_in_flight_total = static_cast<std::uint32_t>(i);
+    }
+    if (get_int(t, "max_pending_mb", "server.max_pending_mb", 1, 1 << 20, i)) {
+      s.max_pending_mb = static_cast<std::uint32_t>(i);
+    }
+    if (get_int(t, "max_pending_mb_per_connection", "server.max_pending_mb_per_connection", 1, 1 << 20, i)) {
+      s.max_pending_mb_per_connection = static_cast<std::uint32_t>(i);
+    }
+    // 0 (never) or at least a second; a week at most.
+    get_duration(t, "idle_timeout", "server.idle_timeout", std::chrono::milliseconds(0),
+                 std::chrono::hours(24 * 7), s.idle_timeout);
+    if (s.idle_timeout.count() > 0 && s.idle_timeout < std::chrono::seconds(1)) {
+      fail(find(t, "idle_timeout"), "server.idle_timeout",
+           quote(format_duration(s.idle_timeout)) + " is too short; allowed: \"0\" (never) or 1s..7d");
+    }
+    // A per-connection limit above the server's would never apply.
+    if (s.max_calls_in_flight > s.max_calls_in_flight_total) {
+      fail(find(t, find(t, "max_calls_in_flight") ? "max_calls_in_flight" : "max_calls_in_flight_total"),
+           "server.max_calls_in_flight",
+           std::to_string(s.max_calls_in_flight) + " is more than server.max_calls_in_flight_total (" +
+               std::to_string(s.max_calls_in_flight_total) + "); allowed: at most that");
+    }
+    if (s.max_pending_mb_per_connection > s.max_pending_mb) {
+      fail(find(t, find(t, "max_pending_mb_per_connection") ? "max_pending_mb_per_connection" : "max_pending_mb"),
+           "server.max_pending_mb_per_connection",
+           std::to_string(s.max_pending_mb_per_connection) + " is more than server.max_pending_mb (" +
+               std::to_string(s.max_pending_mb) + "); allowed: at most that");
     }
     return s;
   }

@@ -134,8 +134,14 @@ GatewayApp::GatewayApp(config::Config cfg)
   p.admin.emplace(io_, admin::admin_socket_path(cfg_.cache.dir), *p.cache_admin);
   p.admin->start();
 
-  server::ConnectionLimits limits;
-  limits.max_record_bytes = cfg_.server.max_record_bytes;
+  server::ServerLimits limits;
+  limits.connection.max_record_bytes = cfg_.server.max_record_bytes;
+  limits.connection.max_calls_in_flight = cfg_.server.max_calls_in_flight;
+  limits.connection.max_pending_bytes = static_cast<std::size_t>(cfg_.server.max_pending_mb_per_connection) << 20;
+  limits.connection.idle_timeout = cfg_.server.idle_timeout;
+  limits.max_connections = cfg_.server.max_connections;
+  limits.max_calls_in_flight_total = cfg_.server.max_calls_in_flight_total;
+  limits.max_pending_bytes_total = static_cast<std::size_t>(cfg_.server.max_pending_mb) << 20;
   p.server.emplace(io_, p.dispatcher, limits);
   nfs_port_ = p.server->listen(cfg_.server.listen, cfg_.server.nfs_port);
   std::uint16_t mount_port = nfs_port_;

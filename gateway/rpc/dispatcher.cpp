@@ -99,7 +99,35 @@ class DuplicateClaim {
   std::string key_;
 };
 
+/// Reply header room: record mark, xid, REPLY, MSG_ACCEPTED, an AUTH_NONE verifier,
+/// the accept status (or a mismatch's version range).
+constexpr std::size_t kReplyHeader = 64;
+
 }  // namespace
+
+std::size_t Dispatcher::reply_reserve(std::span<const std::uint8_t> record) const {
+  try {
+    // The call header, skipped without copying the credential (dispatch() decodes it).
+    xdr::Reader r(record);
+    r.u32();  // xid
+    if (r.u32() != static_cast<std::uint32_t>(MsgType::Call)) return 0;  // never answered
+    r.u32();  // rpcvers
+    const std::uint32_t prog = r.u32(), vers = r.u32(), proc = r.u32();
+    for (int auth = 0; auth < 2; ++auth) {
+      r.u32();  // flavor
+      r.opaque_var(kMaxAuthBytes);
+    }
+    for (const auto& t : tables_) {
+      if (t.prog != prog || t.vers != vers || proc >= t.procedures.size()) continue;
+      const Procedure& p = t.procedures[proc];
+      const std::size_t result = p.result_size ? p.result_size(r) : kSmallResultBytes;
+      return kReplyHeader + std::max(result, kSmallResultBytes);
+    }
+  } catch (const xdr::DecodeError&) {
+    // GARBAGE_ARGS or no answer at all: a header's worth.
+  }
+  return kReplyHeader;
+}
 
 void Dispatcher::add(ProgramVersion table) { tables_.push_back(std::move(table)); }
 

@@ -30,6 +30,12 @@ class Dispatcher {
   Awaitable<std::vector<std::uint8_t>> dispatch(std::span<const std::uint8_t> record,
                                                 const std::string& peer) const;
 
+  /// The most bytes the reply to `record` is expected to take (record mark and
+  /// header included), read from the call without running it: a READ's count plus
+  /// room for its attributes, a small constant for most procedures. A connection
+  /// reserves this much memory before it dispatches the call. Never throws.
+  std::size_t reply_reserve(std::span<const std::uint8_t> record) const;
+
  private:
   std::vector<ProgramVersion> tables_;
   DuplicateCache* duplicates_ = nullptr;

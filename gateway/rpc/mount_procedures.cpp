@@ -13,8 +13,8 @@ ProgramVersion make_table(MountProgram& p, std::uint32_t vers) {
     t.procedures[static_cast<std::uint32_t>(proc)] = Procedure{name, f, std::move(h)};
   };
   set(Proc::Null, "NULL", flags::Idempotent,
-      [](const CallContext&, xdr::Reader&, xdr::Writer&) -> Awaitable<Outcome> {
-        co_return Outcome::Success;
+      [](const CallContext&, xdr::Reader& in, xdr::Writer&) -> Awaitable<Outcome> {
+        co_return in.remaining() == 0 ? Outcome::Success : Outcome::GarbageArgs;
       });
   if (vers == mount3::kVersion3) {
     set(Proc::Mnt, "MNT", 0,
@@ -22,6 +22,7 @@ ProgramVersion make_table(MountProgram& p, std::uint32_t vers) {
           mount3::MntArgs args;
           try {
             mount3::decode(in, args);
+            expect_end_of_args(in);
           } catch (const xdr::DecodeError&) {
             co_return Outcome::GarbageArgs;
           }
@@ -30,7 +31,8 @@ ProgramVersion make_table(MountProgram& p, std::uint32_t vers) {
         });
   }
   set(Proc::Dump, "DUMP", flags::Idempotent,
-      [&p](const CallContext& ctx, xdr::Reader&, xdr::Writer& out) -> Awaitable<Outcome> {
+      [&p](const CallContext& ctx, xdr::Reader& in, xdr::Writer& out) -> Awaitable<Outcome> {
+        if (in.remaining() != 0) co_return Outcome::GarbageArgs;
         mount3::encode(out, p.dump(ctx.client_address));
         co_return Outcome::Success;
       });
@@ -39,6 +41,7 @@ ProgramVersion make_table(MountProgram& p, std::uint32_t vers) {
         mount3::UmntArgs args;
         try {
           mount3::decode(in, args);
+          expect_end_of_args(in);
         } catch (const xdr::DecodeError&) {
           co_return Outcome::GarbageArgs;
         }
@@ -46,12 +49,14 @@ ProgramVersion make_table(MountProgram& p, std::uint32_t vers) {
         co_return Outcome::Success;
       });
   set(Proc::Umntall, "UMNTALL", 0,
-      [&p](const CallContext& ctx, xdr::Reader&, xdr::Writer&) -> Awaitable<Outcome> {
+      [&p](const CallContext& ctx, xdr::Reader& in, xdr::Writer&) -> Awaitable<Outcome> {
+        if (in.remaining() != 0) co_return Outcome::GarbageArgs;
         p.umntall(ctx.client_address);
         co_return Outcome::Success;
       });
   set(Proc::Export, "EXPORT", flags::Idempotent,
-      [&p](const CallContext& ctx, xdr::Reader&, xdr::Writer& out) -> Awaitable<Outcome> {
+      [&p](const CallContext& ctx, xdr::Reader& in, xdr::Writer& out) -> Awaitable<Outcome> {
+        if (in.remaining() != 0) co_return Outcome::GarbageArgs;
         mount3::encode(out, p.exports(ctx.client_address));
         co_return Outcome::Success;
       });

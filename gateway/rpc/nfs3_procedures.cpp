@@ -3,6 +3,8 @@
 #include "gateway/rpc/nfs3_procedure_info.h"
 #include "protocol/nfs3_codec.h"
 
+#include <algorithm>
+
 namespace nfsgw::rpc {
 namespace {
 
@@ -17,6 +19,7 @@ Handler typed(Nfs3Program& program,
     Args args;
     try {
       nfs3::decode(in, args);
+      expect_end_of_args(in);
     } catch (const xdr::DecodeError&) {
       co_return Outcome::GarbageArgs;
     }
@@ -34,6 +37,7 @@ NowHandler typed_now(Nfs3Program& program,
     Args args;
     try {
       nfs3::decode(in, args);
+      expect_end_of_args(in);
     } catch (const xdr::DecodeError&) {
       return false;  // the handler answers GARBAGE_ARGS
     }
@@ -44,6 +48,44 @@ NowHandler typed_now(Nfs3Program& program,
   };
 }
 
+/// Reply sizes read from the arguments (procedure_table.h, ResultSize). The data a
+/// READ or READDIR returns is capped by the client's count and by nfs3::kMaxData;
+/// post-op attributes and the like fit in kSmallResultBytes.
+std::size_t read_result_size(xdr::Reader in) {
+  try {
+    in.opaque_var(nfs3::kFhSize);
+    in.u64();  // offset
+    return std::min<std::size_t>(in.u32(), nfs3::kMaxData) + kSmallResultBytes;
+  } catch (const xdr::DecodeError&) {
+    return 0;
+  }
+}
+
+std::size_t readdir_result_size(xdr::Reader in) {
+  try {
+    in.opaque_var(nfs3::kFhSize);
+    in.u64();  // cookie
+    in.opaque_fixed(nfs3::kCookieVerfSize);
+    return std::min<std::size_t>(in.u32(), nfs3::kMaxData) + kSmallResultBytes;  // count
+  } catch (const xdr::DecodeError&) {
+    return 0;
+  }
+}
+
+std::size_t readdirplus_result_size(xdr::Reader in) {
+  try {
+    in.opaque_var(nfs3::kFhSize);
+    in.u64();  // cookie
+    in.opaque_fixed(nfs3::kCookieVerfSize);
+    in.u32();  // dircount
+    return std::min<std::size_t>(in.u32(), nfs3::kMaxData) + kSmallResultBytes;  // maxcount
+  } catch (const xdr::DecodeError&) {
+    return 0;
+  }
+}
+
+std::size_t readlink_result_size(xdr::Reader) { return nfs3::kMaxPathLen + kSmallResultBytes; }
+
 }  // namespace
 
 ProgramVersion make_nfs3_table(Nfs3Program& p) {
@@ -51,11 +93,13 @@ ProgramVersion make_nfs3_table(Nfs3Program& p) {
   t.procedures.resize(nfs3::kProcCount);
   // Name and flags come from kNfs3Procedures (nfs3_procedure_info.h), shared with
   // the forwarder; only the handler is chosen here.
-  auto set = [&](Proc proc, Handler h, NowHandler now = nullptr) {
+  auto set = [&](Proc proc, Handler h, NowHandler now = nullptr, ResultSize size = nullptr) {
     const Nfs3ProcedureInfo& info = nfs3_procedure(proc);
-    t.procedures[static_cast<std::uint32_t>(proc)] = Procedure{info.name, info.flags, std::move(h), std::move(now)};
+    t.procedures[static_cast<std::uint32_t>(proc)] =
+        Procedure{info.name, info.flags, std::move(h), std::move(now), size};
   };
-  set(Proc::Null, [&p](const CallContext& ctx, xdr::Reader&, xdr::Writer&) -> Awaitable<Outcome> {
+  set(Proc::Null, [&p](const CallContext& ctx, xdr::Reader& in, xdr::Writer&) -> Awaitable<Outcome> {
+    if (in.remaining() != 0) co_return Outcome::GarbageArgs;  // NULL takes no arguments
     co_await p.null(ctx);
     co_return Outcome::Success;
   });
@@ -63,8 +107,8 @@ ProgramVersion make_nfs3_table(Nfs3Program& p) {
   set(Proc::Setattr, typed(p, &Nfs3Program::setattr));
   set(Proc::Lookup, typed(p, &Nfs3Program::lookup), typed_now(p, &Nfs3Program::lookup_now));
   set(Proc::Access, typed(p, &Nfs3Program::access), typed_now(p, &Nfs3Program::access_now));
-  set(Proc::Readlink, typed(p, &Nfs3Program::readlink));
-  set(Proc::Read, typed(p, &Nfs3Program::read));
+  set(Proc::Readlink, typed(p, &Nfs3Program::readlink), nullptr, readlink_result_size);
+  set(Proc::Read, typed(p, &Nfs3Program::read), nullptr, read_result_size);
   set(Proc::Write, typed(p, &Nfs3Program::write));
   set(Proc::Create, typed(p, &Nfs3Program::create));
   set(Proc::Mkdir, typed(p, &Nfs3Program::mkdir));
@@ -74,8 +118,8 @@ ProgramVersion make_nfs3_table(Nfs3Program& p) {
   set(Proc::Rmdir, typed(p, &Nfs3Program::rmdir));
   set(Proc::Rename, typed(p, &Nfs3Program::rename));
   set(Proc::Link, typed(p, &Nfs3Program::link));
-  set(Proc::Readdir, typed(p, &Nfs3Program::readdir));
-  set(Proc::Readdirplus, typed(p, &Nfs3Program::readdirplus));
+  set(Proc::Readdir, typed(p, &Nfs3Program::readdir), nullptr, readdir_result_size);
+  set(Proc::Readdirplus, typed(p, &Nfs3Program::readdirplus), nullptr, readdirplus_result_size);
   set(Proc::Fsstat, typed(p, &Nfs3Program::fsstat));
   set(Proc::Fsinfo, typed(p, &Nfs3Program::fsinfo));
   set(Proc::Pathconf, typed(p, &Nfs3Program::pathconf));

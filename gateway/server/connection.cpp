@@ -27,21 +27,35 @@ std::string peer_address(const asio::ip::tcp::socket& s) {
 }  // namespace
 
 Connection::Connection(asio::ip::tcp::socket socket, const rpc::Dispatcher& dispatcher,
-                       ConnectionLimits limits)
+                       ConnectionLimits limits, std::shared_ptr<CallBudget> budget)
     : socket_(std::move(socket)),
       strand_(asio::make_strand(socket_.get_executor())),
       dispatcher_(dispatcher),
       limits_(limits),
+      budget_(std::move(budget)),
       peer_(peer_address(socket_)),
-      call_done_(strand_) {
+      call_done_(strand_),
+      idle_timer_(strand_) {
   call_done_.expires_at(asio::steady_timer::time_point::max());
+  touch();
   boost::system::error_code ec;
   socket_.set_option(asio::ip::tcp::no_delay(true), ec);
+}
+
+Connection::~Connection() {
+  // Every call holds the connection alive until it is accounted for, so nothing is
+  // left here; give back whatever is, all the same, so a slip cannot leak the budget.
+  if (in_flight_ > 0 || held_bytes_ > 0) budget_->release(in_flight_, held_bytes_);
+  budget_->close_connection();
 }
 
 void Connection::start() {
   asio::co_spawn(strand_, [self = shared_from_this()] { return self->read_loop(); },
                  asio::detached);
+  if (limits_.idle_timeout.count() > 0) {
+    asio::co_spawn(strand_, [self = shared_from_this()] { return self->idle_loop(); },
+                   asio::detached);
+  }
 }
 
 void Connection::close() {
@@ -51,8 +65,48 @@ void Connection::close() {
     boost::system::error_code ec;
     self->socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ec);
     self->socket_.close(ec);
+    // Replies not yet being written are dropped now; a batch being written is given
+    // back by the write loop when its write fails.
+    while (!self->replies_.empty()) {
+      const std::size_t bytes = self->replies_.front().size();
+      self->replies_.pop_front();
+      self->release_call(bytes);
+    }
     self->call_done_.cancel();
+    self->idle_timer_.cancel();
   });
+}
+
+void Connection::wake_reader() { call_done_.cancel(); }
+
+void Connection::release_call(std::size_t bytes) {
+  --in_flight_;
+  held_bytes_ -= bytes;
+  budget_->release(1, bytes);
+  wake_reader();
+}
+
+Awaitable<bool> Connection::admit(std::size_t bytes) {
+  for (;;) {
+    if (closed_) co_return false;
+    // The connection's own limits first; one call always fits when none is held.
+    const bool fits_here = in_flight_ < limits_.max_calls_in_flight &&
+                           (in_flight_ == 0 || held_bytes_ + bytes <= limits_.max_pending_bytes);
+    if (fits_here) {
+      auto wake = [weak = weak_from_this()] {
+        if (auto self = weak.lock()) asio::dispatch(self->strand_, [self] { self->wake_reader(); });
+      };
+      if (budget_->acquire(bytes, std::move(wake))) {
+        ++in_flight_;
+        ++running_;
+        held_bytes_ += bytes;
+        co_return true;
+      }
+    }
+    // Woken by release_call() here, or by the budget when another connection gives back.
+    boost::system::error_code ec;
+    co_await call_done_.async_wait(asio::redirect_error(use_awaitable, ec));
+  }
 }
 
 Awaitable<void> Connection::read_loop() {
@@ -61,6 +115,7 @@ Awaitable<void> Connection::read_loop() {
   try {
     while (!closed_) {
       const std::size_t n = co_await socket_.async_read_some(asio::buffer(buf), use_awaitable);
+      touch();
       std::span<const std::uint8_t> in(buf.data(), n);
       while (!in.empty()) {
         const auto status = assembler.feed(in);
@@ -71,17 +126,16 @@ Awaitable<void> Connection::read_loop() {
           co_return;
         }
         if (status == rpc::RecordAssembler::Status::NeedMore) break;
-        // Backpressure: a client may not have more than max_calls_in_flight calls here.
-        while (in_flight_ >= limits_.max_calls_in_flight && !closed_) {
-          boost::system::error_code ec;
-          co_await call_done_.async_wait(asio::redirect_error(use_awaitable, ec));
-        }
-        if (closed_) co_return;
-        ++in_flight_;
-        // The call holds the connection alive until its reply is queued.
+        std::vector<std::uint8_t> record = assembler.take_record();
+        // Backpressure: the record and the reply it may get must fit in what this
+        // connection and the whole server may hold; until they do, nothing more is read.
+        const std::size_t bytes = record.size() + dispatcher_.reply_reserve(record);
+        const bool admitted = co_await admit(bytes);
+        if (!admitted) co_return;
+        // The call holds the connection alive until its reply is accounted for.
         asio::co_spawn(socket_.get_executor(),
-                       [self = shared_from_this(), record = assembler.take_record()]() mutable {
-                         return self->serve_call(std::move(record));
+                       [self = shared_from_this(), record = std::move(record), bytes]() mutable {
+                         return self->serve_call(std::move(record), bytes);
                        },
                        asio::detached);
       }
@@ -95,14 +149,32 @@ Awaitable<void> Connection::read_loop() {
     }
   }
   // The client closed its sending side: answer what it already asked, then close.
-  while ((in_flight_ > 0 || writing_) && !closed_) {
+  while (in_flight_ > 0 && !closed_) {
     boost::system::error_code ec;
     co_await call_done_.async_wait(asio::redirect_error(use_awaitable, ec));
   }
   close();
 }
 
-Awaitable<void> Connection::serve_call(std::vector<std::uint8_t> record) {
+Awaitable<void> Connection::idle_loop() {
+  const auto timeout = limits_.idle_timeout;
+  while (!closed_) {
+    const auto now = std::chrono::steady_clock::now();
+    const auto deadline = last_activity_ + timeout;
+    if (running_ == 0 && now >= deadline) {
+      spdlog::debug("{}: nothing moved for {} ms; closing the connection", peer_, timeout.count());
+      close();
+      co_return;
+    }
+    // A call still running (a slow origin) is not the client's idleness: look again
+    // a whole timeout later.
+    idle_timer_.expires_at(running_ > 0 ? now + timeout : deadline);
+    boost::system::error_code ec;
+    co_await idle_timer_.async_wait(asio::redirect_error(use_awaitable, ec));
+  }
+}
+
+Awaitable<void> Connection::serve_call(std::vector<std::uint8_t> record, std::size_t reserved) {
   // Runs on the I/O pool, not the strand: calls of one connection proceed in parallel.
   // The caller holds a shared_ptr to this connection for the whole coroutine.
   auto self = shared_from_this();
@@ -112,15 +184,22 @@ Awaitable<void> Connection::serve_call(std::vector<std::uint8_t> record) {
   } catch (const std::exception& e) {
     spdlog::error("{}: call failed: {}", peer_, e.what());
   }
-  asio::dispatch(strand_, [self, reply = std::move(reply)]() mutable {
-    --self->in_flight_;
-    self->call_done_.cancel_one();
-    if (!reply.empty()) self->queue_reply(std::move(reply));
+  asio::dispatch(strand_, [self, reply = std::move(reply), reserved]() mutable {
+    self->reply_ready(std::move(reply), reserved);
   });
 }
 
-void Connection::queue_reply(std::vector<std::uint8_t> reply) {
-  if (closed_) return;
+void Connection::reply_ready(std::vector<std::uint8_t> reply, std::size_t reserved) {
+  --running_;
+  touch();
+  // From now on the call holds its reply's real size instead of its reservation.
+  const std::size_t bytes = reply.size();
+  held_bytes_ = held_bytes_ - reserved + bytes;
+  budget_->adjust(static_cast<std::ptrdiff_t>(bytes) - static_cast<std::ptrdiff_t>(reserved));
+  if (closed_ || reply.empty()) {
+    release_call(bytes);
+    return;
+  }
   replies_.push_back(std::move(reply));
   if (!writing_) {
     writing_ = true;
@@ -130,24 +209,30 @@ void Connection::queue_reply(std::vector<std::uint8_t> reply) {
 }
 
 Awaitable<void> Connection::write_loop() {
+  std::vector<std::vector<std::uint8_t>> batch;
+  std::vector<asio::const_buffer> buffers;
   try {
     while (!replies_.empty() && !closed_) {
       // Gather whatever is queued into one write: fewer syscalls under load.
-      std::vector<std::vector<std::uint8_t>> batch;
-      std::vector<asio::const_buffer> buffers;
       while (!replies_.empty() && batch.size() < 64) {
         batch.push_back(std::move(replies_.front()));
         replies_.pop_front();
       }
+      buffers.clear();
       for (const auto& b : batch) buffers.emplace_back(asio::buffer(b));
       co_await asio::async_write(socket_, buffers, use_awaitable);
+      touch();
+      // Written: these calls are done.
+      for (const auto& b : batch) release_call(b.size());
+      batch.clear();
     }
   } catch (const boost::system::system_error& e) {
     spdlog::debug("{}: write failed: {}", peer_, e.what());
+    for (const auto& b : batch) release_call(b.size());
+    batch.clear();
     close();
   }
   writing_ = false;
-  call_done_.cancel_one();  // a read loop draining after EOF waits for the last write
 }
 
 }  // namespace nfsgw::server

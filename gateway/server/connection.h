@@ -1,9 +1,19 @@
 // One client TCP connection: reads record-marked calls, runs many of them at once,
 // and writes replies in whatever order they complete.
+//
+// Everything a connection holds is bounded. A call counts from the moment its
+// record is read until its reply is written to the socket (or dropped because the
+// connection closed), and with it the bytes it holds: its record while it runs,
+// and its reply, reserved at the size the dispatcher expects before the call runs
+// and then held at its real size until written. The connection stops reading
+// while it is at its own limits (ConnectionLimits) or the server's (CallBudget), so
+// a client that sends calls and never reads its replies pins a bounded amount of
+// memory and then simply waits; its idle timeout closes it if nothing moves.
 #pragma once
 
 #include <utility>
 
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -14,18 +24,26 @@
 
 #include "gateway/awaitable.h"
 #include "gateway/rpc/dispatcher.h"
+#include "gateway/server/call_budget.h"
 
 namespace nfsgw::server {
 
 struct ConnectionLimits {
   std::size_t max_record_bytes = 4u << 20;
-  std::size_t max_calls_in_flight = 128;  // reading pauses above this
+  std::size_t max_calls_in_flight = 128;     // reading pauses at this many
+  std::size_t max_pending_bytes = 16u << 20;  // reading pauses above this (records, replies)
+  /// Closes a connection on which nothing moved (no bytes read, no reply written)
+  /// for this long while no call of it is running. Zero: never.
+  std::chrono::milliseconds idle_timeout{0};
 };
 
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
+  /// `budget` must already count this connection (CallBudget::open_connection); the
+  /// connection gives its count back when destroyed.
   Connection(boost::asio::ip::tcp::socket socket, const rpc::Dispatcher& dispatcher,
-             ConnectionLimits limits);
+             ConnectionLimits limits, std::shared_ptr<CallBudget> budget);
+  ~Connection();
 
   /// Starts the read loop; the connection keeps itself alive until closed.
   void start();
@@ -34,19 +52,32 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
  private:
   Awaitable<void> read_loop();
-  Awaitable<void> serve_call(std::vector<std::uint8_t> record);
+  Awaitable<void> idle_loop();
+  /// Waits until one more call of `bytes` may start, and counts it; false when the
+  /// connection closed meanwhile.
+  Awaitable<bool> admit(std::size_t bytes);
+  Awaitable<void> serve_call(std::vector<std::uint8_t> record, std::size_t reserved);
+  void reply_ready(std::vector<std::uint8_t> reply, std::size_t reserved);
   Awaitable<void> write_loop();
-  void queue_reply(std::vector<std::uint8_t> reply);
+  /// Gives back one call and the `bytes` it held, and wakes the read loop.
+  void release_call(std::size_t bytes);
+  void wake_reader();
+  void touch() { last_activity_ = std::chrono::steady_clock::now(); }
 
   boost::asio::ip::tcp::socket socket_;
   boost::asio::strand<boost::asio::any_io_executor> strand_;
   const rpc::Dispatcher& dispatcher_;
-  ConnectionLimits limits_;
+  const ConnectionLimits limits_;
+  const std::shared_ptr<CallBudget> budget_;
   std::string peer_;
 
   // Guarded by strand_.
-  std::size_t in_flight_ = 0;
+  std::size_t in_flight_ = 0;     // calls read and not yet written or dropped
+  std::size_t running_ = 0;       // of those, calls the dispatcher has not answered
+  std::size_t held_bytes_ = 0;    // what in_flight_ calls hold of the budget
   boost::asio::steady_timer call_done_;  // wakes the read loop when a slot frees
+  boost::asio::steady_timer idle_timer_;
+  std::chrono::steady_clock::time_point last_activity_;
   std::deque<std::vector<std::uint8_t>> replies_;
   bool writing_ = false;
   bool closed_ = false;

@@ -7,9 +7,17 @@ namespace nfsgw::server {
 namespace asio = boost::asio;
 using asio::ip::tcp;
 
-RpcServer::RpcServer(asio::io_context& io, const rpc::Dispatcher& dispatcher,
-                     ConnectionLimits limits)
-    : io_(io), dispatcher_(dispatcher), limits_(limits) {}
+namespace {
+/// At most one log line about refused connections this often.
+constexpr auto kRefusalLogInterval = std::chrono::seconds(10);
+}  // namespace
+
+RpcServer::RpcServer(asio::io_context& io, const rpc::Dispatcher& dispatcher, ServerLimits limits)
+    : io_(io),
+      dispatcher_(dispatcher),
+      limits_(limits),
+      budget_(std::make_shared<CallBudget>(CallBudget::Limits{
+          limits.max_connections, limits.max_calls_in_flight_total, limits.max_pending_bytes_total})) {}
 
 std::uint16_t RpcServer::listen(const std::string& address, std::uint16_t port) {
   const tcp::endpoint ep(asio::ip::make_address(address), port);
@@ -40,7 +48,11 @@ Awaitable<void> RpcServer::accept_loop(tcp::acceptor& acceptor) {
       co_await t.async_wait(asio::redirect_error(asio::use_awaitable, ec));
       continue;
     }
-    auto conn = std::make_shared<Connection>(std::move(socket), dispatcher_, limits_);
+    if (!budget_->open_connection()) {
+      refuse(socket);
+      continue;
+    }
+    auto conn = std::make_shared<Connection>(std::move(socket), dispatcher_, limits_.connection, budget_);
     {
       std::lock_guard lock(mu_);
       std::erase_if(connections_, [](const auto& w) { return w.expired(); });
@@ -48,6 +60,23 @@ Awaitable<void> RpcServer::accept_loop(tcp::acceptor& acceptor) {
     }
     conn->start();
   }
+}
+
+void RpcServer::refuse(tcp::socket& socket) {
+  // Accepted and closed at once: the client sees the connection end instead of
+  // waiting in the listen queue, and nfsgw holds nothing for it.
+  boost::system::error_code ec;
+  const auto peer = socket.remote_endpoint(ec);
+  socket.close(ec);
+  std::lock_guard lock(mu_);
+  ++refused_unlogged_;
+  const auto now = std::chrono::steady_clock::now();
+  if (now - last_refusal_log_ < kRefusalLogInterval) return;
+  spdlog::warn("max_connections ({}) reached: refused {} connection(s), the last from {}",
+               limits_.max_connections, refused_unlogged_,
+               ec ? std::string("unknown") : peer.address().to_string());
+  refused_unlogged_ = 0;
+  last_refusal_log_ = now;
 }
 
 void RpcServer::stop() {

@@ -93,7 +93,9 @@ std::string gateway_toml(const GatewayConfig& cfg, const std::string& cache_dir)
   t += "mount_port = 0\n";
   t += "register_rpcbind = false\n";
   t += "threads = " + std::to_string(cfg.threads) + "\n";
-  t += "max_record_bytes = " + std::to_string(cfg.max_record_bytes) + "\n\n";
+  t += "max_record_bytes = " + std::to_string(cfg.max_record_bytes) + "\n";
+  for (const auto& [key, value] : cfg.server_extra) t += key + " = " + value + "\n";
+  t += "\n";
   t += "[cache]\n";
   t += "dir = " + quoted(cache_dir) + "\n";
   if (cfg.memory_mb) t += "memory_mb = " + std::to_string(*cfg.memory_mb) + "\n";
@@ -159,6 +161,8 @@ RunResult Gateway::cli(const std::string& command, const std::vector<std::string
 }
 
 bool Gateway::running() const { return proc_ && proc_->running(); }
+
+pid_t Gateway::pid() const { return proc_ ? proc_->pid() : -1; }
 
 std::string Gateway::url() const {
   return "nfs://127.0.0.1" + cfg_.export_path + "?nfsport=" + std::to_string(cfg_.port) +

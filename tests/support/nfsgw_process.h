@@ -78,6 +78,9 @@ struct GatewayConfig : ExportSettings {
   std::optional<std::string> secret_file;  // default <cache dir>/secret
   std::optional<unsigned> block_kb;
   std::optional<unsigned> data_max_gb;
+  /// More [server] keys, each value as TOML text: {"max_connections", "4"},
+  /// {"idle_timeout", "\"2s\""}.
+  std::vector<std::pair<std::string, std::string>> server_extra;
   /// Further [[export]] tables after the first; an empty origin_url means the
   /// first export's.
   std::vector<ExportSettings> extra_exports;
@@ -103,6 +106,8 @@ class Gateway {
   /// code (137). start() again serves from the same config and cache dir.
   int kill9();
   bool running() const;
+  /// The running process's id; -1 when not started.
+  pid_t pid() const;
 
   /// Client URL of the export: nfs://127.0.0.1/export?nfsport=P&mountport=P
   std::string url() const;

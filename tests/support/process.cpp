@@ -95,6 +95,18 @@ std::string read_file(const std::string& path) {
   return ss.str();
 }
 
+std::optional<std::uint64_t> resident_bytes(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("VmRSS:", 0) != 0) continue;
+    std::istringstream fields(line.substr(6));
+    std::uint64_t kib = 0;
+    if (fields >> kib) return kib * 1024;
+  }
+  return std::nullopt;
+}
+
 RunResult run(const std::vector<std::string>& argv, std::chrono::milliseconds timeout) {
   char tmpl[] = "/tmp/integ-run-XXXXXX";
   int fd = ::mkstemp(tmpl);

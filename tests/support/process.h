@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -48,5 +49,9 @@ RunResult run(const std::vector<std::string>& argv, std::chrono::milliseconds ti
 
 /// Reads a whole file (empty string when missing).
 std::string read_file(const std::string& path);
+
+/// Resident memory of process `pid` in bytes (VmRSS in /proc/<pid>/status);
+/// nullopt when the process or the field is gone.
+std::optional<std::uint64_t> resident_bytes(pid_t pid);
 
 }  // namespace integ

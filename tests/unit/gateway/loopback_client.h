@@ -15,7 +15,12 @@ namespace nfsgw::test {
 
 class LoopbackClient {
  public:
-  explicit LoopbackClient(std::uint16_t port) : socket_(io_) {
+  /// `receive_buffer` > 0 sets SO_RCVBUF before connecting (a client that reads
+  /// little, with no room for the server's replies to pile up on its side).
+  explicit LoopbackClient(std::uint16_t port, int receive_buffer = 0) : socket_(io_) {
+    socket_.open(boost::asio::ip::tcp::v4());
+    if (receive_buffer > 0)
+      socket_.set_option(boost::asio::socket_base::receive_buffer_size(receive_buffer));
     socket_.connect({boost::asio::ip::make_address("127.0.0.1"), port});
     socket_.set_option(boost::asio::ip::tcp::no_delay(true));
   }
@@ -55,8 +60,9 @@ class LoopbackClient {
   /// One reply record, record mark included (for parse_reply); nullopt when the
   /// connection ended or nothing came before the deadline. Single-fragment replies
   /// only, which is what nfsgw sends.
-  std::optional<std::vector<std::uint8_t>> read_record() {
-    ReadResult mark = read_exact(4);
+  std::optional<std::vector<std::uint8_t>> read_record(
+      std::chrono::seconds timeout = std::chrono::seconds(10)) {
+    ReadResult mark = read_exact(4, timeout);
     if (mark.timed_out || mark.ec) return std::nullopt;
     const std::uint32_t m = (std::uint32_t{mark.bytes[0]} << 24) |
                             (std::uint32_t{mark.bytes[1]} << 16) |

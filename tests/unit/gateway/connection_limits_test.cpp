@@ -1,0 +1,216 @@
+// What a connection, and all of them together, may hold of the server: a call
+// counts until its reply is written (not merely queued), reading stops while a
+// connection's replies are not drained, server-wide limits hold every connection,
+// connections above max_connections are closed at once, and an idle connection is
+// closed after its timeout (but not one whose call is still running).
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <set>
+#include <thread>
+
+#include "tests/unit/gateway/rpc_server_fixture.h"
+
+namespace nfsgw::test {
+namespace {
+
+constexpr std::uint32_t kMiB = 1u << 20;
+constexpr int kSmallReceiveBuffer = 64 * 1024;
+constexpr std::uint32_t kCalls = 64;
+/// Replies of 1 MiB that TCP itself can hold on loopback (the server's send buffer,
+/// autotuned up to tcp_wmem's maximum, and the client's 64 KiB receive buffer).
+constexpr std::size_t kSocketSlack = 8;
+
+class ConnectionLimitsTest : public RpcServerTest {
+ protected:
+  void SetUp() override {
+    program.read_res.status = nfs3::Status::Ok;
+    program.read_res.count = kMiB;
+    program.read_res.data = nfs3::Payload::uninitialized(kMiB);
+  }
+
+  static std::vector<std::uint8_t> read_call(std::uint32_t xid, std::uint32_t count = kMiB) {
+    CallSpec s;
+    s.xid = xid;
+    s.prog = nfs3::kProgram;
+    s.vers = nfs3::kVersion;
+    s.proc = static_cast<std::uint32_t>(nfs3::Proc::Read);
+    nfs3::ReadArgs a;
+    a.file = nfs3::FileHandle(std::vector<std::uint8_t>{1, 2, 3, 4});
+    a.count = count;
+    return call_record(s, a);
+  }
+
+  /// kCalls READs of 1 MiB in one write, xids first..first+kCalls-1.
+  static std::vector<std::uint8_t> read_burst(std::uint32_t first) {
+    std::vector<std::uint8_t> burst;
+    for (std::uint32_t i = 0; i < kCalls; ++i) {
+      const auto rec = with_record_mark(read_call(first + i));
+      burst.insert(burst.end(), rec.begin(), rec.end());
+    }
+    return burst;
+  }
+
+  /// The program's call count once it has not changed for 500 ms (at most 10 s).
+  std::size_t settled_call_count() {
+    std::size_t last = program.call_count();
+    auto stable_since = std::chrono::steady_clock::now();
+    const auto give_up = stable_since + 10s;
+    while (std::chrono::steady_clock::now() < give_up) {
+      std::this_thread::sleep_for(50ms);
+      const std::size_t now = program.call_count();
+      if (now != last) {
+        last = now;
+        stable_since = std::chrono::steady_clock::now();
+      } else if (std::chrono::steady_clock::now() - stable_since >= 500ms) {
+        break;
+      }
+    }
+    return last;
+  }
+
+  /// Reads kCalls READ replies (any order) and checks each carries 1 MiB.
+  static void expect_all_read_replies(LoopbackClient& c, std::uint32_t first) {
+    std::set<std::uint32_t> seen;
+    for (std::uint32_t i = 0; i < kCalls; ++i) {
+      const auto rec = c.read_record();
+      ASSERT_TRUE(rec) << "reply " << i << " of " << kCalls << " never came";
+      const Reply rep = parse_reply(*rec);
+      ASSERT_EQ(rep.header.accept, rpc::AcceptStat::Success);
+      EXPECT_EQ(decode_result<nfs3::ReadRes>(rep.body).data.size(), kMiB);
+      seen.insert(rep.header.xid);
+    }
+    EXPECT_EQ(seen.size(), kCalls);
+    EXPECT_EQ(*seen.begin(), first);
+    EXPECT_EQ(*seen.rbegin(), first + kCalls - 1);
+  }
+};
+
+TEST_F(ConnectionLimitsTest, ACallCountsUntilItsReplyIsWritten) {
+  server::ServerLimits limits;
+  limits.connection.max_calls_in_flight = 4;
+  limits.connection.max_pending_bytes = std::size_t{1} << 30;  // only the count limits here
+  start(limits);
+  LoopbackClient c(port, kSmallReceiveBuffer);
+  c.send(read_burst(1000));  // and read nothing yet
+
+  // Replies queued but not written still count: the server stops reading after a
+  // few, instead of running all 64 and keeping 64 MiB of replies.
+  const std::size_t served = settled_call_count();
+  EXPECT_GE(served, 4u);
+  EXPECT_LE(served, 4 + kSocketSlack);
+  EXPECT_LE(server->usage().calls, 4u);
+
+  expect_all_read_replies(c, 1000);  // once the client reads, every reply arrives
+  EXPECT_EQ(program.call_count(), kCalls);
+}
+
+TEST_F(ConnectionLimitsTest, ReadingStopsWhileAConnectionsRepliesAreNotDrained) {
+  server::ServerLimits limits;
+  limits.connection.max_pending_bytes = 4 * kMiB;  // the default 128 calls stay allowed
+  start(limits);
+  LoopbackClient c(port, kSmallReceiveBuffer);
+  c.send(read_burst(2000));
+
+  const std::size_t served = settled_call_count();
+  EXPECT_GE(served, 3u);
+  EXPECT_LE(served, 4 + kSocketSlack);
+  const auto held = server->usage();
+  EXPECT_LE(held.bytes, 4 * kMiB);  // replies waiting and reservations, together
+  EXPECT_GE(held.bytes, 2 * kMiB);  // positive control: the counter does count them
+
+  expect_all_read_replies(c, 2000);
+  EXPECT_EQ(program.call_count(), kCalls);
+  // Everything written: nothing is held any more.
+  for (int i = 0; i < 100 && server->usage().calls > 0; ++i) std::this_thread::sleep_for(20ms);
+  EXPECT_EQ(server->usage().calls, 0u);
+  EXPECT_EQ(server->usage().bytes, 0u);
+}
+
+TEST_F(ConnectionLimitsTest, AServerWideLimitHoldsEveryConnectionUntilRepliesDrain) {
+  server::ServerLimits limits;
+  limits.connection.max_calls_in_flight = 4;
+  limits.max_calls_in_flight_total = 4;
+  start(limits);
+  LoopbackClient slow(port, kSmallReceiveBuffer);
+  slow.send(read_burst(3000));
+  settled_call_count();
+  EXPECT_LE(server->usage().calls, 4u);
+
+  LoopbackClient other(port);
+  other.send(with_record_mark(null_call(77)));
+  EXPECT_FALSE(other.read_record(1s)) << "served although the server was at its limit";
+
+  expect_all_read_replies(slow, 3000);
+  expect_null_reply(other, 77);  // served once the slow reader's replies drained
+}
+
+TEST_F(ConnectionLimitsTest, ConnectionsAboveMaxConnectionsAreClosedAtOnce) {
+  server::ServerLimits limits;
+  limits.max_connections = 2;
+  start(limits);
+  auto a = std::make_unique<LoopbackClient>(port);
+  LoopbackClient b(port);
+  a->send(with_record_mark(null_call(1)));
+  expect_null_reply(*a, 1);
+  b.send(with_record_mark(null_call(2)));
+  expect_null_reply(b, 2);
+
+  {
+    LoopbackClient refused(port);  // accepted by the kernel, then closed by nfsgw
+    try {
+      refused.send(with_record_mark(null_call(3)));
+    } catch (const boost::system::system_error&) {
+      // already reset: as good as a close
+    }
+    EXPECT_TRUE(refused.closed_by_peer());
+  }
+  b.send(with_record_mark(null_call(4)));
+  expect_null_reply(b, 4);  // those admitted are unaffected
+
+  a.reset();  // a slot frees once nfsgw has seen `a` go
+  bool served = false;
+  for (int attempt = 0; attempt < 50 && !served; ++attempt) {
+    LoopbackClient later(port);
+    try {
+      later.send(with_record_mark(null_call(5)));
+      served = later.read_record(1s).has_value();
+    } catch (const boost::system::system_error&) {
+    }
+    if (!served) std::this_thread::sleep_for(100ms);
+  }
+  EXPECT_TRUE(served) << "no connection admitted after one of the two closed";
+}
+
+TEST_F(ConnectionLimitsTest, AnIdleConnectionIsClosedAfterItsTimeout) {
+  server::ServerLimits limits;
+  limits.connection.idle_timeout = 300ms;
+  start(limits);
+  LoopbackClient busy(port);
+  LoopbackClient idle(port);
+  idle.send(with_record_mark(null_call(1)));
+  expect_null_reply(idle, 1);
+  // Positive control: a connection that keeps calling, every 100 ms for 1.2 s
+  // (four timeouts), stays open.
+  for (std::uint32_t i = 0; i < 12; ++i) {
+    busy.send(with_record_mark(null_call(100 + i)));
+    expect_null_reply(busy, 100 + i);
+    std::this_thread::sleep_for(100ms);
+  }
+  EXPECT_TRUE(idle.closed_by_peer());  // long since closed
+}
+
+TEST_F(ConnectionLimitsTest, AConnectionWhoseCallIsStillRunningIsNotIdle) {
+  server::ServerLimits limits;
+  limits.connection.idle_timeout = 300ms;
+  start(limits);
+  LoopbackClient c(port);
+  c.send(with_record_mark(getattr_call(42)));
+  ASSERT_TRUE(program.wait_for_arrivals(1));
+  std::this_thread::sleep_for(1s);  // the call waits (a slow origin) for three timeouts
+  program.release(io, 42);
+  expect_getattr_reply(c, 42);
+}
+
+}  // namespace
+}  // namespace nfsgw::test
