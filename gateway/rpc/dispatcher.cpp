@@ -105,13 +105,13 @@ constexpr std::size_t kReplyHeader = 64;
 
 }  // namespace
 
-std::size_t Dispatcher::reply_reserve(std::span<const std::uint8_t> record) const {
+Dispatcher::Preview Dispatcher::preview(std::span<const std::uint8_t> record) const {
   try {
     // The call header, skipped without copying the credential (dispatch() decodes it).
     xdr::Reader r(record);
     r.u32();  // xid
-    if (r.u32() != static_cast<std::uint32_t>(MsgType::Call)) return 0;  // never answered
-    r.u32();  // rpcvers
+    if (r.u32() != static_cast<std::uint32_t>(MsgType::Call)) return {};  // never answered
+    const bool rpc2 = r.u32() == kRpcVersion;
     const std::uint32_t prog = r.u32(), vers = r.u32(), proc = r.u32();
     for (int auth = 0; auth < 2; ++auth) {
       r.u32();  // flavor
@@ -120,13 +120,14 @@ std::size_t Dispatcher::reply_reserve(std::span<const std::uint8_t> record) cons
     for (const auto& t : tables_) {
       if (t.prog != prog || t.vers != vers || proc >= t.procedures.size()) continue;
       const Procedure& p = t.procedures[proc];
+      if (!p.handler) break;
       const std::size_t result = p.result_size ? p.result_size(r) : kSmallResultBytes;
-      return kReplyHeader + std::max(result, kSmallResultBytes);
+      return {kReplyHeader + std::max(result, kSmallResultBytes), rpc2};
     }
   } catch (const xdr::DecodeError&) {
     // GARBAGE_ARGS or no answer at all: a header's worth.
   }
-  return kReplyHeader;
+  return {kReplyHeader, false};
 }
 
 void Dispatcher::add(ProgramVersion table) { tables_.push_back(std::move(table)); }

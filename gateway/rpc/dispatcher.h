@@ -30,11 +30,19 @@ class Dispatcher {
   Awaitable<std::vector<std::uint8_t>> dispatch(std::span<const std::uint8_t> record,
                                                 const std::string& peer) const;
 
-  /// The most bytes the reply to `record` is expected to take (record mark and
-  /// header included), read from the call without running it: a READ's count plus
-  /// room for its attributes, a small constant for most procedures. A connection
-  /// reserves this much memory before it dispatches the call. Never throws.
-  std::size_t reply_reserve(std::span<const std::uint8_t> record) const;
+  /// What a connection needs to know of a call before it runs it, read from the
+  /// record without running it. Never throws.
+  struct Preview {
+    /// The most bytes the reply is expected to take (record mark and header
+    /// included): a READ's count plus room for its attributes, a small constant
+    /// for most procedures. A connection reserves this much before the call runs.
+    std::size_t reply_bytes = 0;
+    /// A CALL to a program, version and procedure of these tables. False for
+    /// records that get no answer or an RPC-level refusal (PROG_UNAVAIL and the
+    /// like): a connection may slow down a client that sends many of them.
+    bool known_procedure = false;
+  };
+  Preview preview(std::span<const std::uint8_t> record) const;
 
  private:
   std::vector<ProgramVersion> tables_;

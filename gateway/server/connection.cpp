@@ -1,5 +1,6 @@
 #include "gateway/server/connection.h"
 
+#include <algorithm>
 #include <array>
 
 #include <spdlog/spdlog.h>
@@ -35,7 +36,8 @@ Connection::Connection(asio::ip::tcp::socket socket, const rpc::Dispatcher& disp
       budget_(std::move(budget)),
       peer_(peer_address(socket_)),
       call_done_(strand_),
-      idle_timer_(strand_) {
+      idle_timer_(strand_),
+      pause_(strand_) {
   call_done_.expires_at(asio::steady_timer::time_point::max());
   touch();
   boost::system::error_code ec;
@@ -74,6 +76,7 @@ void Connection::close() {
     }
     self->call_done_.cancel();
     self->idle_timer_.cancel();
+    self->pause_.cancel();
   });
 }
 
@@ -88,6 +91,7 @@ void Connection::release_call(std::size_t bytes) {
 
 Awaitable<bool> Connection::admit(std::size_t bytes) {
   for (;;) {
+    waiting_for_server_ = false;
     if (closed_) co_return false;
     // The connection's own limits first; one call always fits when none is held.
     const bool fits_here = in_flight_ < limits_.max_calls_in_flight &&
@@ -102,11 +106,28 @@ Awaitable<bool> Connection::admit(std::size_t bytes) {
         held_bytes_ += bytes;
         co_return true;
       }
+      // Other connections hold the server's budget: this one is not idle meanwhile.
+      waiting_for_server_ = true;
     }
     // Woken by release_call() here, or by the budget when another connection gives back.
     boost::system::error_code ec;
     co_await call_done_.async_wait(asio::redirect_error(use_awaitable, ec));
   }
+}
+
+Awaitable<void> Connection::throttle_refused(bool known_procedure) {
+  // A client's odd unknown call costs it nothing; a flood of them slows down to one
+  // record a second, so that it cannot take the server's threads from others.
+  constexpr std::size_t kFree = 8;
+  if (known_procedure) {
+    refused_in_a_row_ = 0;
+    co_return;
+  }
+  if (++refused_in_a_row_ <= kFree) co_return;
+  const std::size_t shift = std::min<std::size_t>(refused_in_a_row_ - kFree - 1, 10);
+  pause_.expires_after(std::chrono::milliseconds(std::int64_t{1} << shift));
+  boost::system::error_code ec;
+  co_await pause_.async_wait(asio::redirect_error(use_awaitable, ec));
 }
 
 Awaitable<void> Connection::read_loop() {
@@ -129,7 +150,9 @@ Awaitable<void> Connection::read_loop() {
         std::vector<std::uint8_t> record = assembler.take_record();
         // Backpressure: the record and the reply it may get must fit in what this
         // connection and the whole server may hold; until they do, nothing more is read.
-        const std::size_t bytes = record.size() + dispatcher_.reply_reserve(record);
+        const rpc::Dispatcher::Preview preview = dispatcher_.preview(record);
+        co_await throttle_refused(preview.known_procedure);
+        const std::size_t bytes = record.size() + preview.reply_bytes;
         const bool admitted = co_await admit(bytes);
         if (!admitted) co_return;
         // The call holds the connection alive until its reply is accounted for.
@@ -161,14 +184,16 @@ Awaitable<void> Connection::idle_loop() {
   while (!closed_) {
     const auto now = std::chrono::steady_clock::now();
     const auto deadline = last_activity_ + timeout;
-    if (running_ == 0 && now >= deadline) {
+    const bool busy = running_ > 0 || waiting_for_server_;
+    if (!busy && now >= deadline) {
       spdlog::debug("{}: nothing moved for {} ms; closing the connection", peer_, timeout.count());
       close();
       co_return;
     }
-    // A call still running (a slow origin) is not the client's idleness: look again
-    // a whole timeout later.
-    idle_timer_.expires_at(running_ > 0 ? now + timeout : deadline);
+    // A call still running (a slow origin), or calls waiting for other connections
+    // to give back the server's budget, are not the client's idleness: look again a
+    // whole timeout later.
+    idle_timer_.expires_at(busy ? now + timeout : deadline);
     boost::system::error_code ec;
     co_await idle_timer_.async_wait(asio::redirect_error(use_awaitable, ec));
   }
@@ -218,10 +243,24 @@ Awaitable<void> Connection::write_loop() {
         batch.push_back(std::move(replies_.front()));
         replies_.pop_front();
       }
-      buffers.clear();
-      for (const auto& b : batch) buffers.emplace_back(asio::buffer(b));
-      co_await asio::async_write(socket_, buffers, use_awaitable);
-      touch();
+      // Written piece by piece, so that a client reading slowly but steadily counts
+      // as active (idle_timeout) while one large batch goes out.
+      std::size_t total = 0, written = 0;
+      for (const auto& b : batch) total += b.size();
+      while (written < total) {
+        buffers.clear();
+        std::size_t skip = written;
+        for (const auto& b : batch) {
+          if (skip >= b.size()) {
+            skip -= b.size();
+            continue;
+          }
+          buffers.emplace_back(asio::buffer(b) + skip);
+          skip = 0;
+        }
+        written += co_await socket_.async_write_some(buffers, use_awaitable);
+        touch();
+      }
       // Written: these calls are done.
       for (const auto& b : batch) release_call(b.size());
       batch.clear();

@@ -56,6 +56,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   /// Waits until one more call of `bytes` may start, and counts it; false when the
   /// connection closed meanwhile.
   Awaitable<bool> admit(std::size_t bytes);
+  /// Slows a client that sends records no procedure answers (garbage, unknown
+  /// programs): after a few in a row, each one more waits twice as long, up to 1 s.
+  Awaitable<void> throttle_refused(bool known_procedure);
   Awaitable<void> serve_call(std::vector<std::uint8_t> record, std::size_t reserved);
   void reply_ready(std::vector<std::uint8_t> reply, std::size_t reserved);
   Awaitable<void> write_loop();
@@ -77,6 +80,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::size_t held_bytes_ = 0;    // what in_flight_ calls hold of the budget
   boost::asio::steady_timer call_done_;  // wakes the read loop when a slot frees
   boost::asio::steady_timer idle_timer_;
+  boost::asio::steady_timer pause_;      // throttle_refused()
+  std::size_t refused_in_a_row_ = 0;
+  bool waiting_for_server_ = false;      // admit() waits on the server's budget, not ours
   std::chrono::steady_clock::time_point last_activity_;
   std::deque<std::vector<std::uint8_t>> replies_;
   bool writing_ = false;

@@ -212,5 +212,44 @@ TEST_F(ConnectionLimitsTest, AConnectionWhoseCallIsStillRunningIsNotIdle) {
   expect_getattr_reply(c, 42);
 }
 
+TEST_F(ConnectionLimitsTest, AFloodOfCallsNoProcedureAnswersIsSlowedDown) {
+  start({});
+  LoopbackClient flood(port);
+  constexpr std::uint32_t kFlood = 100;
+  std::vector<std::uint8_t> burst;
+  for (std::uint32_t i = 0; i < kFlood; ++i) {
+    CallSpec s;
+    s.xid = 5000 + i;
+    s.prog = 0x20000000 + i;  // PROG_UNAVAIL
+    s.vers = 1;
+    const auto rec = with_record_mark(call_record(s, NoArgs{}));
+    burst.insert(burst.end(), rec.begin(), rec.end());
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  flood.send(burst);
+  // A bystander is served at once meanwhile.
+  LoopbackClient other(port);
+  other.send(with_record_mark(null_call(1)));
+  expect_null_reply(other, 1);
+  // The first few refusals come at once, then ever slower: within 300 ms far fewer
+  // than the 100 sent (without the throttle, all 100 come in a few milliseconds).
+  std::size_t answered = 0;
+  while (std::chrono::steady_clock::now() - t0 < 300ms && flood.read_record(1s)) ++answered;
+  EXPECT_GE(answered, 8u);
+  EXPECT_LE(answered, 20u);
+  // A good call ends the penalty.
+  LoopbackClient fresh(port);
+  for (std::uint32_t i = 0; i < 3; ++i) {
+    CallSpec s;
+    s.xid = 9000 + i;
+    s.prog = 0x30000000;
+    s.vers = 1;
+    fresh.send(with_record_mark(call_record(s, NoArgs{})));
+    ASSERT_TRUE(fresh.read_record());
+  }
+  fresh.send(with_record_mark(null_call(2)));
+  expect_null_reply(fresh, 2);
+}
+
 }  // namespace
 }  // namespace nfsgw::test

@@ -97,35 +97,55 @@ TEST_F(DispatcherArgsEnd, ReplyReserveFollowsTheReadCount) {
   nfs3::ReadArgs r;
   r.file = fh({1, 2, 3});
   r.count = 1u << 20;
-  const std::size_t big = dispatcher.reply_reserve(call_record(nfs_call(nfs3::Proc::Read), r));
+  const std::size_t big = dispatcher.preview(call_record(nfs_call(nfs3::Proc::Read), r)).reply_bytes;
   EXPECT_GE(big, (1u << 20) + 100);  // the data, its attributes and the header
   EXPECT_LT(big, (1u << 20) + 4096);
 
   r.count = 4096;
-  const std::size_t small = dispatcher.reply_reserve(call_record(nfs_call(nfs3::Proc::Read), r));
+  const std::size_t small = dispatcher.preview(call_record(nfs_call(nfs3::Proc::Read), r)).reply_bytes;
   EXPECT_GE(small, 4096u + 100);
   EXPECT_LT(small, 4096u + 4096);
 
   r.count = 0xFFFFFFFF;  // a client may ask; the reply never carries more than kMaxData
-  EXPECT_EQ(dispatcher.reply_reserve(call_record(nfs_call(nfs3::Proc::Read), r)), big);
+  EXPECT_EQ(dispatcher.preview(call_record(nfs_call(nfs3::Proc::Read), r)).reply_bytes, big);
 
   nfs3::ReaddirplusArgs d;
   d.dir = fh({7});
   d.dircount = 512;
   d.maxcount = 65536;
-  EXPECT_GE(dispatcher.reply_reserve(call_record(nfs_call(nfs3::Proc::Readdirplus), d)), 65536u);
+  EXPECT_GE(dispatcher.preview(call_record(nfs_call(nfs3::Proc::Readdirplus), d)).reply_bytes, 65536u);
 
   nfs3::GetattrArgs g;
   g.object = fh({1});
-  const std::size_t getattr = dispatcher.reply_reserve(call_record(nfs_call(nfs3::Proc::Getattr), g));
+  const std::size_t getattr = dispatcher.preview(call_record(nfs_call(nfs3::Proc::Getattr), g)).reply_bytes;
   EXPECT_GE(getattr, 200u);  // a GETATTR reply with its fattr3 fits
   EXPECT_LT(getattr, 4096u);
 
   // Garbage and unknown programs: a header's worth, never a throw.
-  EXPECT_LT(dispatcher.reply_reserve(std::vector<std::uint8_t>{1, 2}), 256u);
+  EXPECT_LT(dispatcher.preview(std::vector<std::uint8_t>{1, 2}).reply_bytes, 256u);
   CallSpec other = nfs_call(nfs3::Proc::Read);
   other.prog = 4242;
-  EXPECT_LT(dispatcher.reply_reserve(call_record(other, r)), 256u);
+  EXPECT_LT(dispatcher.preview(call_record(other, r)).reply_bytes, 256u);
+}
+
+TEST_F(DispatcherArgsEnd, PreviewTellsCallsOfKnownProceduresFromTheRest) {
+  nfs3::GetattrArgs g;
+  g.object = fh({1});
+  EXPECT_TRUE(dispatcher.preview(call_record(nfs_call(nfs3::Proc::Getattr), g)).known_procedure);
+  EXPECT_TRUE(dispatcher.preview(call_record(nfs_call(nfs3::Proc::Null), NoArgs{})).known_procedure);
+  CallSpec s = nfs_call(nfs3::Proc::Getattr);
+  s.prog = 4242;  // PROG_UNAVAIL
+  EXPECT_FALSE(dispatcher.preview(call_record(s, g)).known_procedure);
+  s = nfs_call(nfs3::Proc::Getattr);
+  s.vers = 2;  // PROG_MISMATCH
+  EXPECT_FALSE(dispatcher.preview(call_record(s, g)).known_procedure);
+  s = nfs_call(nfs3::Proc::Getattr);
+  s.proc = 99;  // PROC_UNAVAIL
+  EXPECT_FALSE(dispatcher.preview(call_record(s, g)).known_procedure);
+  s = nfs_call(nfs3::Proc::Getattr);
+  s.rpcvers = 3;  // RPC_MISMATCH
+  EXPECT_FALSE(dispatcher.preview(call_record(s, g)).known_procedure);
+  EXPECT_FALSE(dispatcher.preview(std::vector<std::uint8_t>{1, 2, 3, 4, 5, 6, 7, 8}).known_procedure);
 }
 
 }  // namespace
