@@ -86,6 +86,9 @@ void decode(xdr::Reader& r, PathconfRes& v);
 void encode(xdr::Writer& w, const PathconfRes& v);
 void decode(xdr::Reader& r, ReadRes& v);
 void encode(xdr::Writer& w, const ReadRes& v);
+/// The same, moving the data to the writer's detached slot when it has one
+/// (xdr::Writer::detach_last_opaque_into): a READ reply written without a copy.
+void encode(xdr::Writer& w, ReadRes&& v);
 void decode(xdr::Reader& r, ReaddirRes& v);
 void encode(xdr::Writer& w, const ReaddirRes& v);
 void decode(xdr::Reader& r, ReaddirplusRes& v);

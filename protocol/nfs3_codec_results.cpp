@@ -105,6 +105,21 @@ void encode(xdr::Writer& w, const ReadRes& v) {
   }
 }
 
+void encode(xdr::Writer& w, ReadRes&& v) {
+  if (!w.can_detach_last_opaque()) {
+    encode(w, static_cast<const ReadRes&>(v));
+    return;
+  }
+  detail::reserve_more(w, 4 + 88 + 12);
+  put_status(w, v.status);
+  encode_optional(w, v.file_attributes);
+  if (v.status == Status::Ok) {
+    w.u32(v.count);
+    w.boolean(v.eof);
+    w.opaque_var_last(std::move(v.data));  // the data is the reply's last item
+  }
+}
+
 // WRITE: resok = file_wcc, count, committed, verf; resfail = file_wcc.
 void decode(xdr::Reader& r, WriteRes& v) {
   bool ok = detail::decode_result_status(r, v);

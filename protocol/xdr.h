@@ -15,6 +15,8 @@
 #include <string_view>
 #include <vector>
 
+#include "protocol/payload.h"
+
 namespace nfsgw::xdr {
 
 /// Thrown by Reader when the input is truncated or violates a declared bound.
@@ -116,8 +118,27 @@ class Writer {
   std::size_t size() const { return out_.size(); }
   std::vector<std::uint8_t>& buffer() { return out_; }
 
+  /// Lets the message's last item, a large opaque (a READ's data), stay in its own
+  /// buffer instead of being copied: opaque_var_last() then writes only the length
+  /// here and moves the bytes to `*slot`. The caller sends `*slot` and its padding
+  /// (padding(slot->size()) zero bytes) right after buffer(). Good for one item.
+  void detach_last_opaque_into(nfs3::Payload* slot) { detached_ = slot; }
+  bool can_detach_last_opaque() const { return detached_ != nullptr; }
+  /// A variable-length opaque that is the last item of the message: moved to the
+  /// slot when one was given, copied like opaque_var() otherwise.
+  void opaque_var_last(nfs3::Payload&& data) {
+    if (!detached_) {
+      opaque_var(data);
+      return;
+    }
+    u32(static_cast<std::uint32_t>(data.size()));
+    *detached_ = std::move(data);
+    detached_ = nullptr;
+  }
+
  private:
   std::vector<std::uint8_t>& out_;
+  nfs3::Payload* detached_ = nullptr;
 };
 
 }  // namespace nfsgw::xdr

@@ -58,8 +58,8 @@ bool take_credential(const CallHeader& h, CallContext& ctx, AuthStat& why) {
   }
 }
 
-void finish_record(std::vector<std::uint8_t>& out) {
-  write_record_header(out.data(), static_cast<std::uint32_t>(out.size() - kRecordMark));
+void finish_record(ReplyRecord& reply) {
+  write_record_header(reply.bytes.data(), static_cast<std::uint32_t>(reply.size() - kRecordMark));
 }
 
 /// Whether a finished reply may be sent again to a retransmission: not when nfsgw
@@ -130,16 +130,28 @@ Dispatcher::Preview Dispatcher::preview(std::span<const std::uint8_t> record) co
   return {kReplyHeader, false};
 }
 
+std::vector<std::uint8_t> ReplyRecord::flat() const {
+  std::vector<std::uint8_t> out;
+  out.reserve(size());
+  out.insert(out.end(), bytes.begin(), bytes.end());
+  out.insert(out.end(), data.begin(), data.end());
+  out.resize(size(), 0);  // the data's padding
+  return out;
+}
+
 void Dispatcher::add(ProgramVersion table) { tables_.push_back(std::move(table)); }
 
-Awaitable<std::vector<std::uint8_t>> Dispatcher::dispatch(std::span<const std::uint8_t> record,
-                                                          const std::string& peer) const {
-  std::vector<std::uint8_t> out(kRecordMark);
-  out.reserve(kTypicalReply);  // one allocation for all but READ/READDIR replies
-  xdr::Writer w(out);
-
+Awaitable<ReplyRecord> Dispatcher::dispatch(std::span<const std::uint8_t> record, const std::string& peer) const {
   const auto xid = call_xid(record);
-  if (!xid) co_return std::vector<std::uint8_t>{};
+  if (!xid) co_return ReplyRecord{};
+
+  ReplyRecord reply;
+  std::vector<std::uint8_t>& out = reply.bytes;
+  out.resize(kRecordMark);
+  out.reserve(kTypicalReply);  // one allocation for all but READDIR replies
+  xdr::Writer w(out);
+  // A READ's data stays in its own buffer (ReplyRecord::data) instead of being copied.
+  w.detach_last_opaque_into(&reply.data);
 
   CallHeader h;
   xdr::Reader r(record);
@@ -147,13 +159,13 @@ Awaitable<std::vector<std::uint8_t>> Dispatcher::dispatch(std::span<const std::u
     h = decode_call_header(r);
   } catch (const xdr::DecodeError&) {
     encode_accepted_reply(w, *xid, AcceptStat::GarbageArgs);
-    finish_record(out);
-    co_return out;
+    finish_record(reply);
+    co_return reply;
   }
   if (h.rpcvers != kRpcVersion) {
     encode_rpc_mismatch(w, h.xid);
-    finish_record(out);
-    co_return out;
+    finish_record(reply);
+    co_return reply;
   }
 
   std::optional<DuplicateClaim> claim;  // settled with the reply
@@ -187,10 +199,11 @@ Awaitable<std::vector<std::uint8_t>> Dispatcher::dispatch(std::span<const std::u
         DuplicateCache::Seen seen = duplicates_->begin(call);
         switch (seen.kind) {
           case DuplicateCache::Seen::Kind::Replay:
-            co_return std::move(seen.reply);
+            co_return ReplyRecord{std::move(seen.reply), {}};
           case DuplicateCache::Seen::Kind::InFlight: {
             auto first = DuplicateCache::wait(std::move(seen.pending));
-            co_return co_await std::move(first);
+            Reply first_reply = co_await std::move(first);
+            co_return ReplyRecord{std::move(first_reply), {}};
           }
           case DuplicateCache::Seen::Kind::First:
             claim.emplace(duplicates_, std::move(seen.key));
@@ -208,6 +221,8 @@ Awaitable<std::vector<std::uint8_t>> Dispatcher::dispatch(std::span<const std::u
           answered = proc.now(ctx, r, w);
         } catch (const std::exception&) {
           out.resize(header_end);  // the handler below tries again, and reports
+          reply.data = {};
+          w.detach_last_opaque_into(&reply.data);
         }
       }
       Outcome outcome = answered ? Outcome::Success : Outcome::SystemErr;
@@ -220,15 +235,18 @@ Awaitable<std::vector<std::uint8_t>> Dispatcher::dispatch(std::span<const std::u
       }
       if (outcome != Outcome::Success) {
         out.resize(kRecordMark);
+        reply.data = {};
         encode_accepted_reply(w, h.xid, outcome == Outcome::GarbageArgs
                                             ? AcceptStat::GarbageArgs
                                             : AcceptStat::SystemErr);
       }
     }
   }
-  finish_record(out);
-  if (claim) claim->settle(out);
-  co_return out;
+  finish_record(reply);
+  // Only procedures that change the file system are kept, and none of them has
+  // detached data (only a READ's is); flat() would hold it all the same.
+  if (claim) claim->settle(reply.data.empty() ? reply.bytes : reply.flat());
+  co_return reply;
 }
 
 }  // namespace nfsgw::rpc

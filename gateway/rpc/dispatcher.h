@@ -16,6 +16,20 @@
 
 namespace nfsgw::rpc {
 
+/// A reply record as it is written: `bytes` (record mark, reply header and result),
+/// then, for a READ, its data kept in the buffer it was read into (never copied),
+/// then the data's XDR padding. Empty when nothing may be answered.
+struct ReplyRecord {
+  std::vector<std::uint8_t> bytes;
+  nfs3::Payload data;
+
+  bool empty() const { return bytes.empty(); }
+  /// Bytes on the wire, record mark included.
+  std::size_t size() const { return bytes.size() + data.size() + xdr::padding(data.size()); }
+  /// The whole record in one buffer (tests; a cache of replies).
+  std::vector<std::uint8_t> flat() const;
+};
+
 class Dispatcher {
  public:
   void add(ProgramVersion table);
@@ -25,10 +39,9 @@ class Dispatcher {
   void use_duplicate_cache(DuplicateCache* cache) { duplicates_ = cache; }
 
   /// Handles one call record. Returns the reply as a complete record (record mark
-  /// included, ready to write), or an empty vector when nothing may be answered
-  /// (not a call, or too short to carry an xid).
-  Awaitable<std::vector<std::uint8_t>> dispatch(std::span<const std::uint8_t> record,
-                                                const std::string& peer) const;
+  /// included, ready to write), or an empty one when nothing may be answered (not
+  /// a call, or too short to carry an xid).
+  Awaitable<ReplyRecord> dispatch(std::span<const std::uint8_t> record, const std::string& peer) const;
 
   /// What a connection needs to know of a call before it runs it, read from the
   /// record without running it. Never throws.

@@ -203,7 +203,7 @@ Awaitable<void> Connection::serve_call(std::vector<std::uint8_t> record, std::si
   // Runs on the I/O pool, not the strand: calls of one connection proceed in parallel.
   // The caller holds a shared_ptr to this connection for the whole coroutine.
   auto self = shared_from_this();
-  std::vector<std::uint8_t> reply;
+  rpc::ReplyRecord reply;
   try {
     reply = co_await dispatcher_.dispatch(record, peer_);
   } catch (const std::exception& e) {
@@ -214,7 +214,7 @@ Awaitable<void> Connection::serve_call(std::vector<std::uint8_t> record, std::si
   });
 }
 
-void Connection::reply_ready(std::vector<std::uint8_t> reply, std::size_t reserved) {
+void Connection::reply_ready(rpc::ReplyRecord reply, std::size_t reserved) {
   --running_;
   touch();
   // From now on the call holds its reply's real size instead of its reservation.
@@ -233,41 +233,58 @@ void Connection::reply_ready(std::vector<std::uint8_t> reply, std::size_t reserv
   }
 }
 
+namespace {
+/// The XDR padding after a READ's data (at most 3 bytes).
+constexpr std::array<std::uint8_t, 4> kZeros{};
+}  // namespace
+
 Awaitable<void> Connection::write_loop() {
-  std::vector<std::vector<std::uint8_t>> batch;
+  std::vector<rpc::ReplyRecord> batch;
   std::vector<asio::const_buffer> buffers;
   try {
     while (!replies_.empty() && !closed_) {
-      // Gather whatever is queued into one write: fewer syscalls under load.
+      // Gather whatever is queued into one write: fewer syscalls under load. A
+      // READ's data goes out from its own buffer (rpc::Reply), never copied.
       while (!replies_.empty() && batch.size() < 64) {
         batch.push_back(std::move(replies_.front()));
         replies_.pop_front();
       }
+      buffers.clear();
+      std::size_t total = 0;
+      for (const auto& r : batch) {
+        buffers.emplace_back(asio::buffer(r.bytes));
+        if (!r.data.empty()) {
+          buffers.emplace_back(asio::buffer(r.data.data(), r.data.size()));
+          if (const std::size_t pad = xdr::padding(r.data.size())) buffers.emplace_back(asio::buffer(kZeros.data(), pad));
+        }
+        total += r.size();
+      }
       // Written piece by piece, so that a client reading slowly but steadily counts
       // as active (idle_timeout) while one large batch goes out.
-      std::size_t total = 0, written = 0;
-      for (const auto& b : batch) total += b.size();
+      std::size_t first = 0, written = 0;
       while (written < total) {
-        buffers.clear();
-        std::size_t skip = written;
-        for (const auto& b : batch) {
-          if (skip >= b.size()) {
-            skip -= b.size();
-            continue;
-          }
-          buffers.emplace_back(asio::buffer(b) + skip);
-          skip = 0;
-        }
-        written += co_await socket_.async_write_some(buffers, use_awaitable);
+        const std::size_t n = co_await socket_.async_write_some(
+            std::span<const asio::const_buffer>(buffers).subspan(first), use_awaitable);
+        written += n;
         touch();
+        // Drop what went out from the front of the buffer list.
+        for (std::size_t left = n; left > 0 && first < buffers.size();) {
+          if (left >= buffers[first].size()) {
+            left -= buffers[first].size();
+            ++first;
+          } else {
+            buffers[first] += left;
+            left = 0;
+          }
+        }
       }
       // Written: these calls are done.
-      for (const auto& b : batch) release_call(b.size());
+      for (const auto& r : batch) release_call(r.size());
       batch.clear();
     }
   } catch (const boost::system::system_error& e) {
     spdlog::debug("{}: write failed: {}", peer_, e.what());
-    for (const auto& b : batch) release_call(b.size());
+    for (const auto& r : batch) release_call(r.size());
     batch.clear();
     close();
   }

@@ -60,7 +60,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   /// programs): after a few in a row, each one more waits twice as long, up to 1 s.
   Awaitable<void> throttle_refused(bool known_procedure);
   Awaitable<void> serve_call(std::vector<std::uint8_t> record, std::size_t reserved);
-  void reply_ready(std::vector<std::uint8_t> reply, std::size_t reserved);
+  void reply_ready(rpc::ReplyRecord reply, std::size_t reserved);
   Awaitable<void> write_loop();
   /// Gives back one call and the `bytes` it held, and wakes the read loop.
   void release_call(std::size_t bytes);
@@ -84,7 +84,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::size_t refused_in_a_row_ = 0;
   bool waiting_for_server_ = false;      // admit() waits on the server's budget, not ours
   std::chrono::steady_clock::time_point last_activity_;
-  std::deque<std::vector<std::uint8_t>> replies_;
+  std::deque<rpc::ReplyRecord> replies_;
   bool writing_ = false;
   bool closed_ = false;
 };

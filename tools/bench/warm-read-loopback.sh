@@ -7,7 +7,8 @@
 # nfsgw during one more warm pass into --out (perf.data, perf-report.txt).
 #
 #   tools/bench/warm-read-loopback.sh [--build DIR] [--size-mib 1024] [--reps 3]
-#        [--perf 0] [--out DIR]
+#        [--perf 0] [--nfsgw PATH] [--out DIR]
+# --nfsgw runs another nfsgw binary (a before/after comparison: alternate the two).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 build=$repo/build
@@ -21,8 +22,9 @@ while [ $# -gt 0 ]; do
     --size-mib) size_mib=$2; shift 2 ;;
     --reps) reps=$2; shift 2 ;;
     --perf) perf_s=$2; shift 2 ;;
+    --nfsgw) nfsgw_bin=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -30,7 +32,7 @@ done
 [[ "$size_mib" =~ ^[0-9]+$ && "$size_mib" -ge 16 && "$size_mib" -le 4096 ]] || { echo "--size-mib: 16..4096" >&2; exit 2; }
 [[ "$perf_s" =~ ^[0-9]+$ && "$perf_s" -le 60 ]] || { echo "--perf: 0..60 s" >&2; exit 2; }
 bench=$build/tools/nfsgw-bench/nfsgw-bench
-nfsgw=$build/nfsgw
+nfsgw=${nfsgw_bin:-$build/nfsgw}
 for b in "$bench" "$nfsgw"; do [ -x "$b" ] || { echo "missing $b" >&2; exit 1; }; done
 origin_nfs=24790; origin_mnt=24748; port=24791
 
@@ -76,11 +78,15 @@ for rep in $(seq "$reps"); do
   r=$(seq_read "$origin_url"); echo "origin $r -" >>"$results"; bench_log "straight to the origin #$rep: $r"
 done
 if [ "$perf_s" -gt 0 ] && command -v perf >/dev/null; then
-  perf record -g -o "$work/perf.data" -p "$nfsgw_pid" -- sleep "$perf_s" >/dev/null 2>&1 &
+  # perf attaches to nfsgw, then warm passes run for about --perf seconds.
+  perf record -e cpu-clock -g -o "$work/perf.data" -p "$nfsgw_pid" >"$work/perf.log" 2>&1 &
   perf_pid=$!
-  seq_read "$gw_url" >/dev/null
+  sleep 1
+  end=$(( $(date +%s) + perf_s ))
+  while [ "$(date +%s)" -lt "$end" ]; do seq_read "$gw_url" >/dev/null; done
+  kill -INT "$perf_pid" 2>/dev/null || true
   wait "$perf_pid" || true
-  perf report -i "$work/perf.data" --no-children --stdio --percent-limit 1 2>/dev/null | grep -v '^$' | head -150 \
+  perf report -i "$work/perf.data" --no-children --stdio --percent-limit 0.7 -g none 2>/dev/null | grep -v '^$' | head -80 \
     >"$work/perf-report.txt" || true
 fi
 med() { grep "^$1 " "$results" | awk -v f="$2" '{ print $f }' | bench_median; }

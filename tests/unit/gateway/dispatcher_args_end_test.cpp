@@ -43,7 +43,7 @@ class DispatcherArgsEnd : public ::testing::Test {
   }
   template <typename Args>
   Reply dispatch_reply(nfs3::Proc proc, const Args& args) {
-    return parse_reply(run_awaitable(dispatcher.dispatch(call_record(nfs_call(proc), args), "127.0.0.1")));
+    return parse_reply(run_awaitable(dispatcher.dispatch(call_record(nfs_call(proc), args), "127.0.0.1")).flat());
   }
 
   FakeNfs3Program fake;

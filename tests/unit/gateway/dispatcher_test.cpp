@@ -29,7 +29,7 @@ class DispatcherTest : public ::testing::Test {
 
   std::vector<std::uint8_t> dispatch(const std::vector<std::uint8_t>& record,
                                      const std::string& peer = "127.0.0.1") {
-    return run_awaitable(dispatcher.dispatch(record, peer));
+    return run_awaitable(dispatcher.dispatch(record, peer)).flat();
   }
   Reply dispatch_reply(const std::vector<std::uint8_t>& record) {
     return parse_reply(dispatch(record));

@@ -264,7 +264,7 @@ class MountWireTest : public MountProgramTest {
     s.prog = mount3::kProgram;
     s.vers = vers;
     s.proc = static_cast<std::uint32_t>(proc);
-    return parse_reply(run_awaitable(dispatcher.dispatch(call_record(s, args), "127.0.0.1")));
+    return parse_reply(run_awaitable(dispatcher.dispatch(call_record(s, args), "127.0.0.1")).flat());
   }
   rpc::Dispatcher dispatcher;
 };
