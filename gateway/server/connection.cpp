@@ -244,7 +244,7 @@ Awaitable<void> Connection::write_loop() {
   try {
     while (!replies_.empty() && !closed_) {
       // Gather whatever is queued into one write: fewer syscalls under load. A
-      // READ's data goes out from its own buffer (rpc::Reply), never copied.
+      // READ's data goes out from its own buffer (rpc::ReplyRecord), never copied.
       while (!replies_.empty() && batch.size() < 64) {
         batch.push_back(std::move(replies_.front()));
         replies_.pop_front();

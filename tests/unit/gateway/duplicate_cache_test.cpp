@@ -167,7 +167,7 @@ std::vector<std::uint8_t> remove_call(std::uint32_t xid, const std::string& name
 
 std::vector<std::uint8_t> dispatch(const rpc::Dispatcher& d, const std::vector<std::uint8_t>& rec,
                                    const std::string& peer = "10.0.0.1") {
-  return run_awaitable(d.dispatch(rec, peer));
+  return run_awaitable(d.dispatch(rec, peer)).flat();
 }
 
 TEST(DuplicateCacheDispatch, ARetransmittedRemoveIsExecutedOnce) {
@@ -237,7 +237,7 @@ TEST(DuplicateCacheDispatch, ADuplicateInFlightGetsTheFirstsReply) {
   io.run_for(std::chrono::seconds(5));
   ASSERT_EQ(a.wait_for(std::chrono::seconds(0)), std::future_status::ready);
   ASSERT_EQ(b.wait_for(std::chrono::seconds(0)), std::future_status::ready);
-  EXPECT_EQ(a.get(), b.get());
+  EXPECT_EQ(a.get().flat(), b.get().flat());
   EXPECT_EQ(prog.removes, 1);
 }
 
