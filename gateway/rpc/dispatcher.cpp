@@ -141,7 +141,8 @@ std::vector<std::uint8_t> ReplyRecord::flat() const {
 
 void Dispatcher::add(ProgramVersion table) { tables_.push_back(std::move(table)); }
 
-Awaitable<ReplyRecord> Dispatcher::dispatch(std::span<const std::uint8_t> record, const std::string& peer) const {
+Awaitable<ReplyRecord> Dispatcher::dispatch(std::span<const std::uint8_t> record, const std::string& peer,
+                                               std::shared_ptr<const std::atomic<bool>> caller_gone) const {
   const auto xid = call_xid(record);
   if (!xid) co_return ReplyRecord{};
 
@@ -188,6 +189,7 @@ Awaitable<ReplyRecord> Dispatcher::dispatch(std::span<const std::uint8_t> record
     CallContext ctx;
     ctx.xid = h.xid;
     ctx.client_address = peer;
+    ctx.caller_gone = std::move(caller_gone);
     ctx.proc_flags = proc.flags;
     AuthStat why = AuthStat::Ok;
     if (!take_credential(h, ctx, why)) {

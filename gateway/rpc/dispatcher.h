@@ -6,7 +6,9 @@
 // see typed arguments and return typed results.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -41,7 +43,10 @@ class Dispatcher {
   /// Handles one call record. Returns the reply as a complete record (record mark
   /// included, ready to write), or an empty one when nothing may be answered (not
   /// a call, or too short to carry an xid).
-  Awaitable<ReplyRecord> dispatch(std::span<const std::uint8_t> record, const std::string& peer) const;
+  /// `caller_gone`, when given, is raised by the connection once the client has
+  /// gone (CallContext::caller_gone).
+  Awaitable<ReplyRecord> dispatch(std::span<const std::uint8_t> record, const std::string& peer,
+                                  std::shared_ptr<const std::atomic<bool>> caller_gone = {}) const;
 
   /// What a connection needs to know of a call before it runs it, read from the
   /// record without running it. Never throws.

@@ -64,6 +64,7 @@ void Connection::close() {
   asio::dispatch(strand_, [self = shared_from_this()] {
     if (self->closed_) return;
     self->closed_ = true;
+    self->gone_->store(true, std::memory_order_relaxed);
     boost::system::error_code ec;
     self->socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ec);
     self->socket_.close(ec);
@@ -172,10 +173,20 @@ Awaitable<void> Connection::read_loop() {
     }
   }
   // The client closed its sending side: answer what it already asked, then close.
+  // Calls still waiting for the origin a second later are given up (the pool
+  // answers them JUKEBOX): a client that closed will most likely never read them,
+  // and a frozen origin must not keep them, and their memory, for as long as it
+  // stays frozen.
+  asio::steady_timer grace(strand_);
+  grace.expires_after(std::chrono::seconds(1));
+  grace.async_wait([gone = gone_](const boost::system::error_code& ec) {
+    if (!ec) gone->store(true, std::memory_order_relaxed);
+  });
   while (in_flight_ > 0 && !closed_) {
     boost::system::error_code ec;
     co_await call_done_.async_wait(asio::redirect_error(use_awaitable, ec));
   }
+  grace.cancel();
   close();
 }
 
@@ -205,7 +216,7 @@ Awaitable<void> Connection::serve_call(std::vector<std::uint8_t> record, std::si
   auto self = shared_from_this();
   rpc::ReplyRecord reply;
   try {
-    reply = co_await dispatcher_.dispatch(record, peer_);
+    reply = co_await dispatcher_.dispatch(record, peer_, gone_);
   } catch (const std::exception& e) {
     spdlog::error("{}: call failed: {}", peer_, e.what());
   }

@@ -14,6 +14,7 @@
 #include <utility>
 
 #include <chrono>
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -87,6 +88,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::deque<rpc::ReplyRecord> replies_;
   bool writing_ = false;
   bool closed_ = false;
+  /// Raised once the client is gone (closed, or its sending side shut): work still
+  /// waiting for the origin on its behalf is abandoned (CallContext::caller_gone).
+  const std::shared_ptr<std::atomic<bool>> gone_ = std::make_shared<std::atomic<bool>>(false);
 };
 
 }  // namespace nfsgw::server

@@ -228,9 +228,14 @@ TEST(FrozenOrigin, GetattrCompletesOnceTheOriginIsBackAndALostRemoveIsAnsweredJu
   EXPECT_TRUE(s.gateway->running());
 }
 
-// Needs the server to raise CallContext::caller_gone when a client connection
-// closes (gateway/server/connection.*, not part of this change; see
-// docs/design.md, "A frozen origin"). Run with --gtest_also_run_disabled_tests.
+// The server raises CallContext::caller_gone when a client connection closes (or a
+// second after it shut its sending side), and the pool abandons its calls. Still
+// disabled: measured 2026-12-01 with that wiring, nfsgw grew from 19 MB to 200 MB
+// over the 200 rounds (448 MB without it), above this test's 48 MiB bound. What
+// stays is each abandoned WRITE's bytes (its record, its arguments, and the
+// request libnfs already encoded, which is freed only when the frozen connection
+// is torn down at origin_timeout) for the seconds until then, and glibc keeping the
+// peak. Run with --gtest_also_run_disabled_tests.
 TEST(FrozenOrigin, DISABLED_ClientsComingAndGoingWhileTheOriginIsFrozenDoNotGrowMemory) {
   ThawOnExit thaw;
   auto& s = setup();
