@@ -86,9 +86,11 @@ if CC=clang-14 CXX=clang++-14 cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWit
     t=$(basename "$dir")
     work=$(mktemp -d "/tmp/nfsgw-fuzz-$t.XXXXXX")
     cp -r "$dir" "$work/corpus"
+    dict=()  # a target's dictionary (tests/fuzz/<target>.dict), when it has one
+    [ ! -f "tests/fuzz/$t.dict" ] || dict=(-dict="tests/fuzz/$t.dict")
     if ASAN_OPTIONS=abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
          "build-fuzz/tests/fuzz/fuzz_$t" -max_total_time=20 -print_final_stats=1 -artifact_prefix="$work/" \
-         "$work/corpus" >"build-fuzz/fuzz_$t.log" 2>&1; then
+         "${dict[@]}" "$work/corpus" >"build-fuzz/fuzz_$t.log" 2>&1; then
       fuzz_pass=$((fuzz_pass + 1))
       echo "-- fuzz_$t: $(sed -n 's/^stat::number_of_executed_units: *//p' "build-fuzz/fuzz_$t.log") executions, no crash"
       rm -rf "$work"
