@@ -131,10 +131,11 @@ void corrupt_store(HandleCodec& codec, KvStore& store, Bytes b) {
   const std::uint32_t export_id = b.u32();
   std::vector<std::uint8_t> long_origin(60, 0x22);
   const FileHandle mapped = codec.wrap(export_id, FileHandle(std::span<const std::uint8_t>(long_origin)));
-  auto d = codec.unwrap(mapped);
-  FUZZ_CHECK(d && d->kind == HandleCodec::Kind::Mapped);
+  FUZZ_CHECK(mapped.len > 5 && mapped.bytes[5] == static_cast<std::uint8_t>(HandleCodec::Kind::Mapped));
   const auto rest = b.take(b.in.size());
   const std::string value(rest.begin(), rest.end());
+  // Corrupted before the first unwrap: the codec's per-thread memo of verified
+  // handles (cache/handle_memo.h) has not seen this handle, so unwrap reads the record.
   store.put(reverse_key(1), value);  // the first id handed out
   if (auto e = codec.unwrap(mapped)) {
     FUZZ_CHECK(e->export_id == export_id);
