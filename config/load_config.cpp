@@ -23,6 +23,7 @@
 
 #include "config/config.h"
 #include "config/duration.h"
+#include "config/nesting_check.h"
 #include "config/utf8_check.h"
 
 namespace nfsgw::config {
@@ -452,6 +453,14 @@ Config parse_config(const std::string& toml_text, const std::string& origin_name
     const auto column = *bad - (before.rfind('\n') == std::string_view::npos ? 0 : before.rfind('\n') + 1) + 1;
     throw ConfigError(origin_name + ":" + std::to_string(line) + ": not valid UTF-8 at column " +
                       std::to_string(column) + " (a TOML file must be UTF-8 text)");
+  }
+  // toml11 recurses once per nested array or inline table: bounded here, or a few
+  // thousand '[' overflow the stack (found by tests/fuzz/fuzz_config).
+  if (auto deep = first_too_deep(toml_text)) {
+    const auto before = std::string_view(toml_text).substr(0, *deep);
+    const auto line = 1 + std::count(before.begin(), before.end(), '\n');
+    throw ConfigError(origin_name + ":" + std::to_string(line) + ": arrays or tables nested deeper than " +
+                      std::to_string(kMaxNesting) + " levels");
   }
   Value root;
   try {

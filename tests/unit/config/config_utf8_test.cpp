@@ -6,6 +6,7 @@
 #include <string>
 
 #include "config/config.h"
+#include "config/nesting_check.h"
 #include "config/utf8_check.h"
 #include "tests/unit/config/config_test_helpers.h"
 
@@ -52,6 +53,26 @@ TEST(ConfigUtf8, FirstInvalidUtf8FollowsUnicodeTable3_7) {
   EXPECT_EQ(first_invalid_utf8("\xf5\x80\x80\x80"), 0u);
   EXPECT_EQ(first_invalid_utf8("x\xe2\x82"), 1u);           // cut short at the end
   EXPECT_EQ(first_invalid_utf8("\xe2\x28\xa1"), 0u);        // bad continuation
+}
+
+}  // namespace
+}  // namespace nfsgw::config
+
+namespace nfsgw::config {
+namespace {
+
+// Deep nesting is refused before toml11 recurses into it (fuzz_config found a
+// stack overflow on a few thousand '[').
+TEST(ConfigNesting, DeeplyNestedArraysAreRefusedWithTheirLine) {
+  const std::string text = "[cache]\ndir = " + std::string(5000, '[') + "\n";
+  testing::expect_refused(text, {"test.toml:2:", "nested deeper than 32"});
+}
+
+TEST(ConfigNesting, OrdinaryNestingAndBracketsInCommentsPass) {
+  EXPECT_EQ(first_too_deep("a = [[1, 2], [3]]\n# " + std::string(100, '[') + "\n[[export]]\n"), std::nullopt);
+  EXPECT_EQ(first_too_deep(std::string(32, '[') + std::string(32, ']')), std::nullopt);
+  EXPECT_EQ(first_too_deep(std::string(33, '[')), 32u);
+  EXPECT_EQ(first_too_deep("x = {a = " + std::string(40, '{')), 40u);
 }
 
 }  // namespace
