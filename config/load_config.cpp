@@ -14,6 +14,7 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <arpa/inet.h>
@@ -22,6 +23,8 @@
 
 #include "config/config.h"
 #include "config/duration.h"
+#include "config/nesting_check.h"
+#include "config/utf8_check.h"
 
 namespace nfsgw::config {
 namespace {
@@ -441,6 +444,24 @@ class Reader {
 }  // namespace
 
 Config parse_config(const std::string& toml_text, const std::string& origin_name) {
+  // A TOML document is UTF-8 (TOML 1.0). Refused here, before toml11 3.7 sees it:
+  // a literal string ('...' or '''...''') holding invalid UTF-8 makes its error path
+  // read outside the text (found by tests/fuzz/fuzz_config).
+  if (auto bad = first_invalid_utf8(toml_text)) {
+    const auto before = std::string_view(toml_text).substr(0, *bad);
+    const auto line = 1 + std::count(before.begin(), before.end(), '\n');
+    const auto column = *bad - (before.rfind('\n') == std::string_view::npos ? 0 : before.rfind('\n') + 1) + 1;
+    throw ConfigError(origin_name + ":" + std::to_string(line) + ": not valid UTF-8 at column " +
+                      std::to_string(column) + " (a TOML file must be UTF-8 text)");
+  }
+  // toml11 recurses once per nested array or inline table: bounded here, or a few
+  // thousand '[' overflow the stack (found by tests/fuzz/fuzz_config).
+  if (auto deep = first_too_deep(toml_text)) {
+    const auto before = std::string_view(toml_text).substr(0, *deep);
+    const auto line = 1 + std::count(before.begin(), before.end(), '\n');
+    throw ConfigError(origin_name + ":" + std::to_string(line) + ": arrays or tables nested deeper than " +
+                      std::to_string(kMaxNesting) + " levels");
+  }
   Value root;
   try {
     std::istringstream in(toml_text);

@@ -15,6 +15,8 @@ PKGS=(
   rpcbind nfs-ganesha nfs-ganesha-vfs libnfs-utils
   # the Linux kernel NFS client under qemu (tests/kernel)
   qemu-system-x86 linux-image-cloud-amd64 busybox-static cpio kmod xz-utils zstd
+  # the fuzz targets (tests/fuzz): clang 14 and its libFuzzer and sanitizer runtimes
+  clang-14 libclang-rt-14-dev
   # misc tools used by scripts and tests
   procps psmisc coreutils
   python3-yaml systemd strace  # tests/packaging: parse manifests, check the systemd unit

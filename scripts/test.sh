@@ -5,7 +5,9 @@
 #      against a real nfs-ganesha origin, wan-emu, nfsgw-bench, Linux kernel client
 #      under qemu),
 #   3. builds nfsgw, the unit tests and the integration tests with ASan and UBSan
-#      into build-asan/ and runs them.
+#      into build-asan/ and runs them,
+#   4. builds the libFuzzer targets with clang into build-fuzz/ and runs each for
+#      20 s on a copy of its seed corpus (tests/fuzz, docs/fuzzing.md).
 # Every test starts what it needs (rpcbind, ganesha, nfsgw) on loopback ports.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -69,13 +71,49 @@ if [ "${PIPESTATUS[0]}" -eq 0 ]; then asan_pass=$((asan_pass + 1)); else asan_fa
 set -e
 asan_status=$([ "$asan_fail" -eq 0 ] && [ "$asan_pass" -gt 0 ] && echo 0 || echo 1)
 
-# Both ctest runs' summaries, added up.
-passed=$(sed -n 's/.* tests passed, \([0-9]*\) tests failed out of \([0-9]*\).*/\2 \1/p' build/ctest.log |
-  awk '{p += $1 - $2; n++} END {if (n) print p}')
-failed=$(sed -n 's/.* tests passed, \([0-9]*\) tests failed out of \([0-9]*\).*/\1/p' build/ctest.log |
-  awk '{f += $1; n++} END {if (n) print f}')
+echo "== stage 3: fuzz (libFuzzer with ASan + UBSan, 20 s per target)"
+# Only the fuzz targets and the libraries they fuzz (protocol, config, the handle
+# codec), built with clang into build-fuzz/; each runs on a copy of its seed
+# corpus (tests/fuzz/corpus/<target>, left untouched) and the stage fails on a
+# crash, a sanitizer report or a broken property. docs/fuzzing.md has the long runs.
+fuzz_pass=0; fuzz_fail=0
+fuzz_start=$(date +%s)
+if CC=clang-14 CXX=clang++-14 cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNFSGW_FUZZ=ON \
+     -DNFSGW_TESTS=OFF -DNFSGW_PCH=OFF -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 $ci_debug_info" \
+     -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 $ci_debug_info" >/dev/null &&
+   cmake --build build-fuzz -j"$(nproc)" --target nfsgw_fuzz; then
+  for dir in tests/fuzz/corpus/*/; do
+    t=$(basename "$dir")
+    work=$(mktemp -d "/tmp/nfsgw-fuzz-$t.XXXXXX")
+    cp -r "$dir" "$work/corpus"
+    dict=()  # a target's dictionary (tests/fuzz/<target>.dict), when it has one
+    [ ! -f "tests/fuzz/$t.dict" ] || dict=(-dict="tests/fuzz/$t.dict")
+    if ASAN_OPTIONS=abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+         "build-fuzz/tests/fuzz/fuzz_$t" -max_total_time=20 -print_final_stats=1 -artifact_prefix="$work/" \
+         "${dict[@]}" "$work/corpus" >"build-fuzz/fuzz_$t.log" 2>&1; then
+      fuzz_pass=$((fuzz_pass + 1))
+      echo "-- fuzz_$t: $(sed -n 's/^stat::number_of_executed_units: *//p' "build-fuzz/fuzz_$t.log") executions, no crash"
+      rm -rf "$work"
+    else
+      fuzz_fail=$((fuzz_fail + 1))
+      echo "-- fuzz_$t FAILED; the input is kept in $work:"
+      tail -40 "build-fuzz/fuzz_$t.log"
+    fi
+  done
+else
+  echo "-- the fuzz targets did not build"
+  fuzz_fail=1
+fi
+echo "-- fuzz stage: $(( $(date +%s) - fuzz_start )) s"
+
+# Both ctest runs' summaries, added up; skipped tests are reported as skipped,
+# and a skipped test that CI must run (a kernel scenario) fails CI.
+summary=$(bash scripts/ctest-summary.sh build/ctest.log build) || status=1
+printf '%s\n' "$summary" | sed '$d'
+read -r passed failed skipped <<< "$(printf '%s\n' "$summary" | tail -1)"
 echo "== done in $(( $(date +%s) - start )) s"
-echo "ctest (all tests): ${passed:-0} passed, ${failed:-1} failed"
+echo "ctest (all tests): ${passed:-0} passed, ${failed:-1} failed, ${skipped:-0} skipped"
 echo "sanitizer stage (unit binaries and the integration suite): $asan_pass passed, $asan_fail failed"
-echo "totals: $(( ${passed:-0} + asan_pass )) passed, $(( ${failed:-1} + asan_fail )) failed"
-[ "$status" -eq 0 ] && [ "$asan_status" -eq 0 ]
+echo "fuzz stage (one target each): $fuzz_pass passed, $fuzz_fail failed"
+echo "totals: $(( ${passed:-0} + asan_pass + fuzz_pass )) passed, $(( ${failed:-1} + asan_fail + fuzz_fail )) failed"
+[ "$status" -eq 0 ] && [ "$asan_status" -eq 0 ] && [ "$fuzz_fail" -eq 0 ]

@@ -144,6 +144,18 @@ CallContext as_user(std::uint32_t uid, std::uint32_t gid, std::vector<std::uint3
   return ctx;
 }
 
+bool runs_dry(boost::asio::io_context& io,
+              boost::asio::executor_work_guard<boost::asio::io_context::executor_type>& work,
+              std::chrono::milliseconds bound) {
+  work.reset();
+  const auto deadline = std::chrono::steady_clock::now() + bound;
+  while (!io.stopped()) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return true;
+}
+
 ForwarderHarness::ForwarderHarness(unsigned connections, bool wait_for_root)
     : work_(io_.get_executor()) {
   for (int i = 0; i < 2; ++i) threads_.emplace_back([this] { io_.run(); });
@@ -164,10 +176,10 @@ ForwarderHarness::~ForwarderHarness() { shutdown(); }
 void ForwarderHarness::shutdown() {
   if (!fwd_) return;
   fwd_->stop();
-  work_.reset();
-  // Let the connections close on their strands, then make sure the threads end.
-  for (int i = 0; i < 100 && !io_.stopped(); ++i) ::usleep(20'000);
-  io_.stop();
+  // A stopped forwarder leaves nothing posted: once its connections have closed on
+  // their strands, run() returns by itself. Checked here, after every test.
+  EXPECT_TRUE(runs_dry(io_, work_)) << "work was still posted to the io_context 5 s after Forwarder::stop()";
+  io_.stop();  // ends the threads either way
   for (auto& t : threads_) t.join();
   fwd_.reset();
 }

@@ -56,6 +56,14 @@ std::string test_base();
 /// Creates `rel` (and parents) inside the current test's directory; returns its path.
 std::string fresh_dir(const std::string& rel, unsigned mode = 0755);
 
+/// Releases `work` and waits at most `bound` for every thread's io.run() to return
+/// by itself, which it does once nothing is left posted (handlers, timers, socket
+/// operations). True when it did; false when work was left, and the caller must
+/// then io.stop() to end its threads.
+bool runs_dry(boost::asio::io_context& io,
+              boost::asio::executor_work_guard<boost::asio::io_context::executor_type>& work,
+              std::chrono::milliseconds bound = std::chrono::seconds(5));
+
 /// Runs `make()` (which returns an Awaitable) on `io` and waits at most kWait.
 template <typename F>
 auto run_on(boost::asio::io_context& io, F make) {

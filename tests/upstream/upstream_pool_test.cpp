@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "gateway/upstream/upstream_pool.h"
+#include "tests/upstream/origin_fixture.h"
 
 namespace nfsgw::upstream {
 namespace {
@@ -34,9 +35,10 @@ class PoolTest : public ::testing::Test {
     thread_ = std::thread([this] { io_.run(); });
   }
   ~PoolTest() override {
-    work_.reset();  // stopped pools leave no work behind: run() returns by itself
-    for (int i = 0; i < 100 && !io_.stopped(); ++i) std::this_thread::sleep_for(20ms);
-    io_.stop();
+    // A stopped pool leaves no work behind: run() returns by itself. Every test
+    // here stops its pool, so this checks it after each one.
+    EXPECT_TRUE(test::runs_dry(io_, work_)) << "work was still posted to the io_context 5 s after the pool stopped";
+    io_.stop();  // ends the thread either way
     thread_.join();
   }
   boost::asio::io_context io_;
