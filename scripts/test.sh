@@ -7,7 +7,7 @@
 #   3. builds nfsgw, the unit tests and the integration tests with ASan and UBSan
 #      into build-asan/ and runs them,
 #   4. builds the libFuzzer targets with clang into build-fuzz/ and runs each for
-#      20 s on a copy of its seed corpus (tests/fuzz, docs/fuzzing.md).
+#      10 s on a copy of its seed corpus (tests/fuzz, docs/fuzzing.md).
 # Every test starts what it needs (rpcbind, ganesha, nfsgw) on loopback ports.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -71,7 +71,7 @@ if [ "${PIPESTATUS[0]}" -eq 0 ]; then asan_pass=$((asan_pass + 1)); else asan_fa
 set -e
 asan_status=$([ "$asan_fail" -eq 0 ] && [ "$asan_pass" -gt 0 ] && echo 0 || echo 1)
 
-echo "== stage 3: fuzz (libFuzzer with ASan + UBSan, 20 s per target)"
+echo "== stage 3: fuzz (libFuzzer with ASan + UBSan, 10 s per target)"
 # Only the fuzz targets and the libraries they fuzz (protocol, config, the handle
 # codec), built with clang into build-fuzz/; each runs on a copy of its seed
 # corpus (tests/fuzz/corpus/<target>, left untouched) and the stage fails on a
@@ -89,7 +89,7 @@ if CC=clang-14 CXX=clang++-14 cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWit
     dict=()  # a target's dictionary (tests/fuzz/<target>.dict), when it has one
     [ ! -f "tests/fuzz/$t.dict" ] || dict=(-dict="tests/fuzz/$t.dict")
     if ASAN_OPTIONS=abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-         "build-fuzz/tests/fuzz/fuzz_$t" -max_total_time=20 -print_final_stats=1 -artifact_prefix="$work/" \
+         "build-fuzz/tests/fuzz/fuzz_$t" -max_total_time=10 -print_final_stats=1 -artifact_prefix="$work/" \
          "${dict[@]}" "$work/corpus" >"build-fuzz/fuzz_$t.log" 2>&1; then
       fuzz_pass=$((fuzz_pass + 1))
       echo "-- fuzz_$t: $(sed -n 's/^stat::number_of_executed_units: *//p' "build-fuzz/fuzz_$t.log") executions, no crash"
