@@ -84,6 +84,9 @@ class KvStore {
   virtual void scan(Family f, std::string_view begin, std::string_view end,
                     const std::function<bool(std::string_view key, std::string_view value)>& visit) = 0;
   virtual FamilyUsage usage(Family f) = 0;
+  /// After a failed write (disk full, read-only): asks the store to accept writes
+  /// again (RocksDB: DB::Resume). Throws std::runtime_error when it cannot yet.
+  virtual void recover() {}
 };
 
 /// Opens (creating if needed) a RocksDB database in `dir` with the named column

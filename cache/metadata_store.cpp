@@ -22,8 +22,12 @@
 //   over a minute old. The sweep (writer thread, every 30 s or on request) drops
 //   the oldest records until ~25% under the budget; a marked record it meets in
 //   memory is rewritten with the current time instead of dropped.
-// - A KvStore exception degrades the store for good: the hook hears of it once,
-//   reads stop at memory and overlay, the writer drops what it is given.
+// - A KvStore exception degrades the store: the hook hears of it once, reads stop
+//   at memory and overlay, the writer drops what it is given. While degraded the
+//   writer tries the disk every disk_retry (recover(), then one batch erasing every
+//   metadata family: the disk missed the changes dropped meanwhile, so none of what
+//   it holds can be trusted). When that batch is written the store persists again;
+//   the batches queued after it are written in order as usual.
 #include "cache/metadata_store.h"
 
 #include <algorithm>
@@ -282,6 +286,7 @@ struct MetadataStore::Impl {
       failed = true;
       failure = message;
       degraded.store(true);
+      retry_at = std::chrono::steady_clock::now() + options.disk_retry;
       if (hook) {
         hook_called = true;
         call = hook;
@@ -525,10 +530,16 @@ struct MetadataStore::Impl {
   void write_loop() {
     std::unique_lock lock(queue_mu);
     for (;;) {
-      queue_cv.wait_until(lock, next_sweep, [&] {
-        return stopping || !queue.empty() || sweeps_asked > sweeps_done ||
-               std::chrono::steady_clock::now() >= next_sweep;
+      const auto wake = retry_due_time();
+      queue_cv.wait_until(lock, std::min(next_sweep, wake), [&] {
+        const auto now = std::chrono::steady_clock::now();
+        return stopping || !queue.empty() || sweeps_asked > sweeps_done || now >= next_sweep || now >= wake;
       });
+      if (std::chrono::steady_clock::now() >= retry_due_time() && !stopping) {
+        lock.unlock();
+        retry_disk();
+        lock.lock();
+      }
       if (!queue.empty()) {
         std::vector<Op> ops;
         const std::size_t n = std::min(queue.size(), kBatchOps);
@@ -608,6 +619,38 @@ struct MetadataStore::Impl {
         }
       }
     }
+  }
+
+  // ---- a failed disk, tried again (writer thread) ------------------------------------
+
+  /// When the writer should next try the failed disk; far away when it works.
+  std::chrono::steady_clock::time_point retry_due_time() {
+    if (!degraded.load() || options.disk_retry.count() <= 0) return std::chrono::steady_clock::time_point::max();
+    std::lock_guard lock(hook_mu);
+    return retry_at;
+  }
+
+  void retry_disk() {
+    try {
+      kv.recover();
+      KvStore::Batch wipe;
+      for (auto f : families) wipe.erase_range(f, {}, {});
+      kv.write(wipe, KvStore::Durability::Unsynced);
+    } catch (...) {
+      std::lock_guard lock(hook_mu);
+      retry_at = std::chrono::steady_clock::now() + options.disk_retry;
+      return;
+    }
+    std::function<void()> call;
+    {
+      std::lock_guard lock(hook_mu);
+      degraded.store(false);
+      failed = false;
+      hook_called = false;
+      failure.clear();
+      call = recovered_hook;
+    }
+    if (call) call();
   }
 
   /// The disk budget sweep (writer thread).
@@ -724,8 +767,10 @@ struct MetadataStore::Impl {
 
   std::mutex hook_mu;
   std::function<void(const std::string&)> hook;
+  std::function<void()> recovered_hook;
   bool failed = false, hook_called = false;
   std::string failure;
+  std::chrono::steady_clock::time_point retry_at;  // degraded: when to try the disk again
 
   std::thread writer;
   std::unique_ptr<DiskPool> pool;  // last: stopped first
@@ -834,6 +879,11 @@ void MetadataStore::on_disk_error(std::function<void(const std::string&)> hook) 
     message = impl_->failure;
   }
   hook(message);
+}
+
+void MetadataStore::on_disk_recovered(std::function<void()> hook) {
+  std::lock_guard lock(impl_->hook_mu);
+  impl_->recovered_hook = std::move(hook);
 }
 
 #define NFSGW_METADATA_RECORD(R)                                                                         \

@@ -15,9 +15,12 @@
 // the records on disk are bounded by a disk budget, enforced by a sweep that drops
 // the least recently used records. Neither ever touches the handle map or the
 // export roots. A failing cache disk degrades the store to memory only (logged
-// once through the error hook), never failing a call.
+// once through the error hook), never failing a call; the writer tries the disk
+// again every disk_retry and, once it takes writes, starts it empty (it missed the
+// changes made meanwhile) and persists again (the recovered hook).
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -53,6 +56,9 @@ struct MetadataStoreOptions {
   /// their shard is unchanged (peek_memo.h).
   bool thread_memo = true;
   const Clock* clock = &wall_clock();      // for least-recently-used times
+  /// While the disk has failed, the writer tries it again this often (a resume and
+  /// a small write); zero never tries again.
+  std::chrono::milliseconds disk_retry = std::chrono::seconds(10);
 };
 
 /// Counts of one record kind.
@@ -117,8 +123,12 @@ class MetadataStore {
   void sweep_disk();
   StoreUsage usage() const;
 
-  /// Called once, with a message, when the disk first fails.
+  /// Called once, with a message, when the disk fails (once per failure: again
+  /// only after it has worked again).
   void on_disk_error(std::function<void(const std::string&)> hook);
+  /// Called when a failed disk takes writes again: the store has emptied what it
+  /// kept on disk (it missed the changes made meanwhile) and persists again.
+  void on_disk_recovered(std::function<void()> hook);
 
  private:
   struct Impl;

@@ -139,6 +139,13 @@ class RocksDbStore final : public KvStore {
     if (!it->status().ok()) throw_status("scan", dir_, it->status());
   }
 
+  void recover() override {
+    // A failed WAL or flush write leaves RocksDB refusing writes until resumed
+    // (it may also have resumed by itself once space returned: then a no-op).
+    auto s = db_->Resume();
+    if (!s.ok()) throw_status("resume", dir_, s);
+  }
+
   FamilyUsage usage(Family f) override {
     auto* cf = handle(f);
     FamilyUsage u;

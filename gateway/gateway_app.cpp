@@ -1,5 +1,6 @@
 #include "gateway/gateway_app.h"
 
+#include <chrono>
 #include <filesystem>
 #include <optional>
 
@@ -72,6 +73,9 @@ GatewayApp::GatewayApp(config::Config cfg)
   p.metadata.emplace(*p.db, mopts);
   p.metadata->on_disk_error([](const std::string& msg) {
     spdlog::error("metadata cache disk failed; serving from memory and the origin from now on: {}", msg);
+  });
+  p.metadata->on_disk_recovered([] {
+    spdlog::warn("metadata cache disk works again: records are kept on disk again (the cache on disk starts empty)");
   });
   p.roots.emplace(*p.db);
   p.codec.emplace(cache::load_or_create_secret(cfg_.cache.secret_file), *p.db);
@@ -218,7 +222,31 @@ void GatewayApp::run(bool handle_signals) {
   for (unsigned i = 1; i < threads; ++i) pool.emplace_back([this] { io_.run(); });
   io_.run();
   for (auto& t : pool) t.join();
-  spdlog::info("nfsgw stopped");
+  if (signals) signals->cancel();
+  drain();
+}
+
+void GatewayApp::drain() {
+  // stop() closed the listeners and the client connections, failed the origin calls
+  // in flight and stopped the io_context at once. What that queued (the failed
+  // calls' coroutines resuming, the disk pools' completions) would otherwise be
+  // destroyed with the io_context, after the layers it refers to: run it now, on
+  // this thread, until the io_context has no work at all (then poll() stops it by
+  // itself), bounded in time.
+  io_.restart();
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  std::size_t ran = 0;
+  while (!io_.stopped() && std::chrono::steady_clock::now() < until) {
+    const std::size_t n = io_.poll();
+    ran += n;
+    if (n == 0 && !io_.stopped()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  if (io_.stopped()) {
+    spdlog::info("nfsgw stopped: every call in flight finished or failed ({} handlers run after the stop)", ran);
+  } else {
+    spdlog::warn("nfsgw stopped with work still pending after 5 s ({} handlers run after the stop)", ran);
+    io_.stop();
+  }
 }
 
 void GatewayApp::stop() {

@@ -32,6 +32,9 @@ class GatewayApp {
   /// Opens the data cache's block store when an export wants one; on failure logs
   /// and leaves it closed (the exports then forward their READs).
   void open_block_store();
+  /// After the io_context has stopped: runs what is still queued until it has no
+  /// work left (bounded), so nothing outlives the layers it refers to.
+  void drain();
   config::Config cfg_;
   boost::asio::io_context io_;
   std::unique_ptr<Parts> parts_;

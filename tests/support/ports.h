@@ -69,4 +69,10 @@ constexpr std::uint16_t kHostileRelayMountPort = 29303;
 constexpr std::uint16_t kHostileRelayControlPort = 29304;
 constexpr std::uint16_t kHostileGatewayPort = 29305;
 
+/// crash_test: origin <- nfsgw killed, stopped and starved of cache disk under load.
+constexpr std::uint16_t kCrashOriginNfsPort = 29500;
+constexpr std::uint16_t kCrashOriginMountPort = 29501;
+constexpr std::uint16_t kCrashGatewayPort = 29502;
+constexpr std::uint16_t kCrashSmallDiskGatewayPort = 29503;
+
 }  // namespace integ

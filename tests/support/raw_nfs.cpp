@@ -92,19 +92,35 @@ RawNfsConnection::~RawNfsConnection() {
 
 std::string RawNfsConnection::error() const {
   const char* e = rpc_get_error(rpc_);
-  return e ? e : "";
+  return e && *e ? e : abandoned_error_;
+}
+
+void RawNfsConnection::abandon() {
+  const char* e = rpc_get_error(rpc_);
+  abandoned_error_ = e && *e ? e : "connection dropped";
+  rpc_destroy_context(rpc_);
+  rpc_ = rpc_init_context();
+  if (!rpc_) throw std::runtime_error("rpc_init_context failed");
 }
 
 template <typename Pred>
 bool RawNfsConnection::drive_until(Pred finished) {
   auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  // A call left queued when this returns would later be called back into its
+  // caller's finished stack frame: on any failure the context goes, with its calls.
   while (!finished()) {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) return false;
+    if (left.count() <= 0) {
+      abandon();
+      return false;
+    }
     pollfd pfd{rpc_get_fd(rpc_), static_cast<short>(rpc_which_events(rpc_)), 0};
     int n = ::poll(&pfd, 1, static_cast<int>(std::min<long>(left.count(), 100)));
-    if (n < 0) return false;
-    if (rpc_service(rpc_, n > 0 ? pfd.revents : 0) < 0) return finished();
+    if (n < 0 || rpc_service(rpc_, n > 0 ? pfd.revents : 0) < 0) {
+      const bool ok = finished();
+      abandon();
+      return ok;
+    }
   }
   return true;
 }
@@ -555,7 +571,8 @@ RawStatus RawNfsConnection::rename(const Handle& from_dir, const std::string& fr
   return p.out;
 }
 
-RawWrite RawNfsConnection::write(const Handle& fh, std::uint64_t offset, const std::string& data) {
+RawWrite RawNfsConnection::write(const Handle& fh, std::uint64_t offset, const std::string& data,
+                                 std::uint32_t stable) {
   Pending<RawWrite> p;
   auto cb = [](rpc_context* rpc, int status, void* res_data, void* priv) {
     auto* st = static_cast<Pending<RawWrite>*>(priv);
@@ -563,7 +580,12 @@ RawWrite RawNfsConnection::write(const Handle& fh, std::uint64_t offset, const s
     if (st->out.transport_ok) {
       auto* res = static_cast<WRITE3res*>(res_data);
       st->out.status = res->status;
-      if (res->status == NFS3_OK) st->out.count = res->WRITE3res_u.resok.count;
+      if (res->status == NFS3_OK) {
+        const auto& ok = res->WRITE3res_u.resok;
+        st->out.count = ok.count;
+        st->out.committed = ok.committed;
+        std::memcpy(&st->out.verf, ok.verf, sizeof st->out.verf);
+      }
     }
     st->done = true;
   };
@@ -572,7 +594,7 @@ RawWrite RawNfsConnection::write(const Handle& fh, std::uint64_t offset, const s
   args.file = as_fh3(fh);
   args.offset = offset;
   args.count = static_cast<count3>(bytes.size());
-  args.stable = FILE_SYNC;
+  args.stable = static_cast<stable_how>(stable);
   args.data.data_len = static_cast<u_int>(bytes.size());
   args.data.data_val = bytes.data();
   if (rpc_nfs3_write_async(rpc_, cb, &args, &p) != 0) {
@@ -580,6 +602,30 @@ RawWrite RawNfsConnection::write(const Handle& fh, std::uint64_t offset, const s
     return p.out;
   }
   if (!drive(p.done)) p.out = RawWrite{}, p.out.error = "WRITE timed out or connection failed: " + error();
+  return p.out;
+}
+
+RawCommit RawNfsConnection::commit(const Handle& fh, std::uint64_t offset, std::uint32_t count) {
+  Pending<RawCommit> p;
+  auto cb = [](rpc_context* rpc, int status, void* data, void* priv) {
+    auto* st = static_cast<Pending<RawCommit>*>(priv);
+    record_transport(st->out, rpc, status, data);
+    if (st->out.transport_ok) {
+      auto* res = static_cast<COMMIT3res*>(data);
+      st->out.status = res->status;
+      if (res->status == NFS3_OK) std::memcpy(&st->out.verf, res->COMMIT3res_u.resok.verf, sizeof st->out.verf);
+    }
+    st->done = true;
+  };
+  COMMIT3args args{};
+  args.file = as_fh3(fh);
+  args.offset = offset;
+  args.count = count;
+  if (rpc_nfs3_commit_async(rpc_, cb, &args, &p) != 0) {
+    p.out.error = error();
+    return p.out;
+  }
+  if (!drive(p.done)) p.out = RawCommit{}, p.out.error = "COMMIT timed out or connection failed: " + error();
   return p.out;
 }
 

@@ -74,8 +74,17 @@ struct RawCreate : RawStatus {
   std::optional<RawFattr> attr;
 };
 
+/// stable_how of WRITE3 (RFC 1813).
+constexpr std::uint32_t kUnstable = 0, kDataSync = 1, kFileSync = 2;
+
 struct RawWrite : RawStatus {
   std::uint32_t count = 0;
+  std::uint32_t committed = 0;  // how the server says it stored the data
+  std::uint64_t verf = 0;       // the write verifier (8 bytes, as one number)
+};
+
+struct RawCommit : RawStatus {
+  std::uint64_t verf = 0;
 };
 
 struct RawRead : RawStatus {
@@ -153,8 +162,11 @@ class RawNfsConnection {
   RawCreate create(const Handle& dir, const std::string& name, std::uint32_t mode = 0644);
   RawStatus remove(const Handle& dir, const std::string& name);
   RawStatus rename(const Handle& from_dir, const std::string& from, const Handle& to_dir, const std::string& to);
-  /// WRITE, FILE_SYNC.
-  RawWrite write(const Handle& fh, std::uint64_t offset, const std::string& data);
+  /// WRITE, FILE_SYNC unless `stable` says otherwise (kUnstable, kDataSync).
+  RawWrite write(const Handle& fh, std::uint64_t offset, const std::string& data,
+                 std::uint32_t stable = kFileSync);
+  /// COMMIT of [offset, offset + count) (count 0: to the end of the file).
+  RawCommit commit(const Handle& fh, std::uint64_t offset = 0, std::uint32_t count = 0);
 
   /// GETATTR of every handle, at most `window` calls in flight on this one
   /// connection at a time (window >= handles.size(): all sent before any reply is
@@ -163,14 +175,21 @@ class RawNfsConnection {
   /// (connect again, and set the credentials again, to go on).
   std::vector<RawAttr> getattr_pipelined(const std::vector<Handle>& handles, unsigned window = 64);
 
+  /// Each call waits at most this long. A call that fails on the transport (the
+  /// deadline passed, the connection broke) drops the connection with every call
+  /// still queued in it: connect again, and set the credentials again, to go on.
   int timeout_ms = 30000;
 
  private:
   bool drive(const bool& done);  // services the socket until done or deadline
+  /// A fresh libnfs context in place of the current one; calls still queued in the
+  /// old one are called back (as failed) now, while their callers' state is alive.
+  void abandon();
   template <typename Pred>
   bool drive_until(Pred finished);  // the same, until finished() is true
 
   rpc_context* rpc_ = nullptr;
+  std::string abandoned_error_;  // why the last context was dropped
 };
 
 /// MNT `export_path` on a fresh MOUNT connection to port; root handle or failure.

@@ -59,6 +59,11 @@ class ControlledStore final : public KvStore {
     inner_->scan(f, begin, end, visit);
   }
   FamilyUsage usage(Family f) override { return inner_->usage(f); }
+  void recover() override {
+    ++recovers;
+    inner_->recover();
+  }
+  std::atomic<int> recovers{0};
 
  private:
   std::unique_ptr<KvStore> inner_;

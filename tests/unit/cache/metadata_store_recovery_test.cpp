@@ -1,0 +1,123 @@
+// MetadataStore after a disk failure: it keeps trying the disk (bounded: once per
+// disk_retry), and once the disk takes writes again it says so, starts the disk
+// empty (the disk missed every change made meanwhile) and persists again.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <string>
+#include <thread>
+
+#include "cache/metadata_store.h"
+#include "controlled_store.h"
+#include "record_helpers.h"
+
+using namespace nfsgw;
+using namespace nfsgw::cache;
+using nfsgw::cache::testing::attr_record;
+using nfsgw::cache::testing::ControlledStore;
+using nfsgw::cache::testing::object;
+using namespace std::chrono_literals;
+
+namespace {
+
+MetadataStoreOptions retrying_options(std::chrono::milliseconds retry) {
+  MetadataStoreOptions o;
+  o.memory_bytes = 1 << 20;
+  o.disk_threads = 1;
+  o.shards = 4;
+  o.disk_retry = retry;
+  return o;
+}
+
+std::uint64_t disk_keys(KvStore& kv, const std::string& family) {
+  std::uint64_t n = 0;
+  kv.scan(kv.family(family), {}, {}, [&](std::string_view, std::string_view) { return ++n, true; });
+  return n;
+}
+
+template <typename Pred>
+bool eventually(Pred done, std::chrono::milliseconds limit = 5s) {
+  const auto until = std::chrono::steady_clock::now() + limit;
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > until) return false;
+    std::this_thread::sleep_for(5ms);
+  }
+  return true;
+}
+
+struct Hooks {
+  std::atomic<int> errors{0}, recoveries{0};
+  void attach(MetadataStore& s) {
+    s.on_disk_error([this](const std::string&) { ++errors; });
+    s.on_disk_recovered([this] { ++recoveries; });
+  }
+};
+
+}  // namespace
+
+TEST(MetadataStoreRecovery, TriesTheDiskAgainAndPersistsOnceItWorks) {
+  auto kv = std::make_unique<ControlledStore>(make_memory_store(metadata_families()));
+  MetadataStore s(*kv, retrying_options(50ms));
+  Hooks hooks;
+  hooks.attach(s);
+  s.put<AttrRecord>(object(1), attr_record(1));
+  s.flush();
+  ASSERT_EQ(disk_keys(kv->inner(), "meta_attrs"), 1u);  // positive control: on disk
+
+  kv->fail_writes = true;
+  s.put<AttrRecord>(object(2), attr_record(2));
+  s.flush();
+  ASSERT_TRUE(s.usage().degraded);
+  // Changed while degraded: object 1 erased (the disk still has it), 3 added.
+  s.erase<AttrRecord>(object(1));
+  s.put<AttrRecord>(object(3), attr_record(3));
+  s.flush();
+
+  // Still failing: tried again a bounded number of times, said once.
+  std::this_thread::sleep_for(400ms);
+  EXPECT_TRUE(s.usage().degraded);
+  EXPECT_EQ(hooks.errors, 1);
+  EXPECT_EQ(hooks.recoveries, 0);
+  EXPECT_GE(kv->recovers.load(), 2);
+  EXPECT_LE(kv->recovers.load(), 12);
+
+  kv->fail_writes = false;
+  ASSERT_TRUE(eventually([&] { return hooks.recoveries == 1; })) << "never recovered";
+  EXPECT_FALSE(s.usage().degraded);
+  EXPECT_EQ(hooks.errors, 1);
+  // The disk starts empty: object 1, erased while the disk was not written, does
+  // not come back from it; what memory holds is still served.
+  EXPECT_EQ(disk_keys(kv->inner(), "meta_attrs"), 0u);
+  EXPECT_EQ(s.get<AttrRecord>(object(1)), nullptr);
+  ASSERT_NE(s.get<AttrRecord>(object(3)), nullptr);
+  EXPECT_EQ(s.get<AttrRecord>(object(3))->seq, 3u);
+
+  // And it persists again.
+  s.put<AttrRecord>(object(4), attr_record(4));
+  s.flush();
+  EXPECT_EQ(disk_keys(kv->inner(), "meta_attrs"), 1u);
+
+  // A second failure is said again (once).
+  kv->fail_writes = true;
+  s.put<AttrRecord>(object(5), attr_record(5));
+  s.put<AttrRecord>(object(6), attr_record(6));
+  s.flush();
+  EXPECT_TRUE(s.usage().degraded);
+  EXPECT_EQ(hooks.errors, 2);
+}
+
+TEST(MetadataStoreRecovery, ZeroRetryNeverTriesAgain) {
+  auto kv = std::make_unique<ControlledStore>(make_memory_store(metadata_families()));
+  MetadataStore s(*kv, retrying_options(0ms));
+  Hooks hooks;
+  hooks.attach(s);
+  kv->fail_writes = true;
+  s.put<AttrRecord>(object(1), attr_record(1));
+  s.flush();
+  kv->fail_writes = false;
+  std::this_thread::sleep_for(200ms);
+  EXPECT_TRUE(s.usage().degraded);
+  EXPECT_EQ(kv->recovers.load(), 0);
+  EXPECT_EQ(hooks.recoveries, 0);
+}
