@@ -55,6 +55,7 @@
 #include <system_error>
 
 #include "cache/kv_store.h"
+#include "cache/rocksdb_log.h"
 
 namespace nfsgw::cache {
 namespace {
@@ -257,6 +258,8 @@ std::unique_ptr<KvStore> open_rocksdb_store(const std::string& dir, unsigned blo
   options.max_background_jobs = 2;
   options.max_subcompactions = 1;
   options.keep_log_file_num = 4;
+  // RocksDB's LOG through a logger that survives a full disk (rocksdb_log.h).
+  options.info_log = make_tolerant_rocksdb_logger(dir + "/LOG");
   options.max_manifest_file_size = 64u << 20;
   // Several families share the WAL: flush the ones holding old logs once the WAL
   // grows, so a rarely written family (the handle map) does not pin them.
