@@ -12,8 +12,10 @@
 //     Rounds: $NFSGW_CRASH_ROUNDS (default 20, the figure: about 1 s a round;
 //     figures in docs/benchmarks.md).
 //   - SigtermUnderLoad: SIGTERM while clients have calls in flight (pipelined
-//     GETATTRs and writes): nfsgw exits with 0 and says it stopped, every client
-//     call ends (answered or cut), and the next start serves what was acknowledged.
+//     GETATTRs and writes): nfsgw exits with 0, says every call in flight finished
+//     or failed (nothing left queued on its io_context), RocksDB logged its
+//     "Shutdown complete" (the database was closed), every client call ends
+//     (answered or cut), and the next start serves what was acknowledged.
 //     scripts/test.sh runs this suite with an ASan build of nfsgw too, where a use
 //     after free in the shutdown path makes nfsgw exit with an error.
 //   - CacheDiskFull: the cache directory on a small tmpfs of its own, filled up:
@@ -493,6 +495,9 @@ TEST(Crash, SigtermWithCallsInFlightExitsCleanly) {
   EXPECT_NE(log.find("nfsgw stopped: every call in flight finished or failed"), std::string::npos) << log;
   EXPECT_EQ(log.find("AddressSanitizer"), std::string::npos) << log;
   EXPECT_EQ(pipelined_bad.load(), 0u);
+  // The database was closed, not just left behind by the exit.
+  const std::string db_log = read_whole(gw().cache_dir() + "/db/LOG");
+  EXPECT_NE(db_log.find("Shutdown complete"), std::string::npos) << db_log.substr(db_log.size() > 3000 ? db_log.size() - 3000 : 0);
   std::cout << "[crash] SIGTERM under load: exit " << code << " after " << stop_ms << " ms; " << pipelined_ok
             << " pipelined GETATTRs answered, " << pipelined_cut << " cut; " << totals.acked_writes
             << " writes acknowledged, " << totals.lost_replies << " calls cut\n";
