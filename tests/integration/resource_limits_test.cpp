@@ -74,8 +74,12 @@ TEST(ResourceLimits, PipelinedReadsNotReadKeepMemoryBoundedAndAllRepliesArrive) 
 #ifdef NFSGW_SANITIZED_NFSGW
   // ASan's quarantine keeps up to 256 MiB of freed buffers, its shadow 1/8 more.
   constexpr std::uint64_t kGrowthBound = 480ull * kMiB;
+  // Draining frees every reply into the quarantine while new ones are made: RSS
+  // rose by 177 MiB after the peak in CI's sanitizer stage, with nothing piling up.
+  constexpr std::uint64_t kDrainSlack = 288ull * kMiB;
 #else
   constexpr std::uint64_t kGrowthBound = 96ull * kMiB;
+  constexpr std::uint64_t kDrainSlack = 32ull * kMiB;
 #endif
   {
     std::ofstream f(shared_origin().export_dir() + "/pipelined.bin", std::ios::binary);
@@ -137,7 +141,7 @@ TEST(ResourceLimits, PipelinedReadsNotReadKeepMemoryBoundedAndAllRepliesArrive) 
     xids.insert(p.xid);
   }
   EXPECT_EQ(xids.size(), kReads);
-  EXPECT_LT(rss_of(*gw), peak + 32ull * kMiB);  // reading them did not pile anything up either
+  EXPECT_LT(rss_of(*gw), peak + kDrainSlack);  // reading them did not pile anything up either
 }
 
 TEST(ResourceLimits, TrailingBytesAfterGetattrArgumentsGetGarbageArgs) {
