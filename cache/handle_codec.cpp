@@ -147,7 +147,9 @@ nfs3::FileHandle HandleCodec::wrap_uncached(std::uint32_t export_id, const nfs3:
 }
 
 std::optional<HandleCodec::Decoded> HandleCodec::unwrap(const nfs3::FileHandle& gateway) const {
-  if (gateway.len < kHeader + kMac) return std::nullopt;
+  // Checked before the memo reads the handle's MAC bytes (a length over 64 is as
+  // forged as one too short).
+  if (gateway.len < kHeader + kMac || gateway.len > nfs3::kFhSize) return std::nullopt;
   const std::uint32_t export_id = export_of(gateway);
   auto& set = HandleMemo::set_of(HandleMemo::Direction::Unwrap, mac_hash(gateway));
   if (const auto* hit = HandleMemo::find(set, instance_, export_id, gateway))

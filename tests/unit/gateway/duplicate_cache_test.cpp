@@ -227,8 +227,9 @@ TEST(DuplicateCacheDispatch, ADuplicateInFlightGetsTheFirstsReply) {
   d.add(rpc::make_nfs3_table(prog));
   d.use_duplicate_cache(&drc);
   const auto rec = remove_call(0x77, "c");
-  auto a = boost::asio::co_spawn(io, d.dispatch(rec, "10.0.0.1"), boost::asio::use_future);
-  auto b = boost::asio::co_spawn(io, d.dispatch(rec, "10.0.0.1"), boost::asio::use_future);
+  const std::string peer = "10.0.0.1";  // dispatch() keeps a reference: it must outlive the calls
+  auto a = boost::asio::co_spawn(io, d.dispatch(rec, peer), boost::asio::use_future);
+  auto b = boost::asio::co_spawn(io, d.dispatch(rec, peer), boost::asio::use_future);
   io.run_for(std::chrono::milliseconds(50));
   EXPECT_EQ(prog.removes, 1);
   EXPECT_EQ(b.wait_for(std::chrono::seconds(0)), std::future_status::timeout) << "the duplicate must wait";
