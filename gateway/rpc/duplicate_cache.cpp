@@ -8,6 +8,7 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include "cache/byte_codec.h"
 #include "cache/crc32c.h"
 
 namespace nfsgw::rpc {
@@ -52,13 +53,6 @@ struct DuplicateCache::Entry {
   cache::Millis expires = 0;
 };
 
-namespace {
-void put32(std::string& s, std::uint32_t v) {
-  const char b[4] = {static_cast<char>(v >> 24), static_cast<char>(v >> 16), static_cast<char>(v >> 8),
-                     static_cast<char>(v)};
-  s.append(b, sizeof b);
-}
-}  // namespace
 
 std::string duplicate_key(const CallIdentity& call) {
   // Like knfsd, the checksum covers the first bytes of the arguments (handles,
@@ -68,10 +62,11 @@ std::string duplicate_key(const CallIdentity& call) {
   const std::size_t summed = std::min(call.args.size(), kChecksummed);
   std::string k = call.client;
   k.push_back('\0');
+  cache::codec::Out out(k);
   for (std::uint32_t v : {call.xid, call.prog, call.vers, call.proc, call.uid, call.gid,
                           static_cast<std::uint32_t>(call.args.size()),
                           cache::crc32c(0, call.args.data(), summed)})
-    put32(k, v);
+    out.u32(v);
   return k;
 }
 
