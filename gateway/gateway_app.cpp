@@ -88,6 +88,8 @@ struct GatewayApp::Parts {
   std::vector<std::unique_ptr<Stack>> stacks;
   std::unordered_map<std::uint32_t, Stack*> serving;
   bool running = false;  // the forwarders have been started
+  // Removed exports' forwarders stop when these fire (cancelled by stop()).
+  std::vector<std::shared_ptr<asio::steady_timer>> retiring;
   std::optional<reload::ConfigReloader> reloader;
 };
 
@@ -268,9 +270,10 @@ std::vector<std::string> GatewayApp::apply(const config::Config& now, const conf
     // had their time (no new call reaches it).
     auto timer = std::make_shared<asio::steady_timer>(io_, 2 * st->config->origin_timeout);
     upstream::Forwarder* f = st->forwarder;
-    timer->async_wait([timer, f](const boost::system::error_code& ec) {
+    timer->async_wait([f](const boost::system::error_code& ec) {
       if (!ec) f->stop();
     });
+    p.retiring.push_back(std::move(timer));
   }
   p.serving = std::move(serving);
   (void)plan;
@@ -313,7 +316,7 @@ void GatewayApp::run(bool handle_signals) {
     parts_->running = true;
   }
   std::optional<asio::signal_set> signals;
-  std::optional<asio::signal_set> hangup;
+  std::optional<asio::signal_set> hangup_signal;
   if (handle_signals) {
     signals.emplace(io_, SIGINT, SIGTERM);
     signals->async_wait([this](const boost::system::error_code& ec, int sig) {
@@ -321,8 +324,8 @@ void GatewayApp::run(bool handle_signals) {
       spdlog::info("signal {}: stopping", sig);
       stop();
     });
-    hangup.emplace(io_, SIGHUP);
-    wait_for_hangup(*hangup, *parts_->reloader);
+    hangup_signal.emplace(io_, SIGHUP);
+    wait_for_hangup(*hangup_signal, *parts_->reloader);
   }
   unsigned threads = cfg_.server.threads;
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
@@ -332,7 +335,7 @@ void GatewayApp::run(bool handle_signals) {
   io_.run();
   for (auto& t : pool) t.join();
   if (signals) signals->cancel();
-  if (hangup) hangup->cancel();
+  if (hangup_signal) hangup_signal->cancel();
   drain();
 }
 
@@ -367,6 +370,7 @@ void GatewayApp::stop() {
     parts_->reloader->stop();
     std::lock_guard lock(parts_->stacks_mu);
     parts_->running = false;
+    for (auto& t : parts_->retiring) t->cancel();
     parts_->server->stop();
     for (auto& f : parts_->forwarders) f->stop();
     io_.stop();

@@ -35,6 +35,21 @@ class Windows {
 
   /// Still inside its window?
   bool fresh(cache::Millis expires) const { return now() < expires; }
+  /// The same for an entry of a kind, also bounded by that kind's window now: an
+  /// entry learnt under a longer window (before a reload shortened it, or under
+  /// immutable) is revalidated once its remaining time exceeds the window, so a
+  /// shorter window applies at once to what is cached. For entries learnt under
+  /// the current settings the bound always holds.
+  bool fresh_attr(const cache::AttrRecord& r) const {
+    const auto& set = s();
+    return within(r.expires, r.attr.type == nfs3::FileType::Dir ? set.dir_ttl : set.attr_ttl, set);
+  }
+  bool fresh_negative(cache::Millis expires) const { return within(expires, s().negative_ttl, s()); }
+  bool fresh_access(cache::Millis expires) const { return within(expires, s().access_ttl, s()); }
+  bool fresh_fs(cache::Millis expires, cache::FsKind k) const {
+    const auto& set = s();
+    return within(expires, k == cache::FsKind::Fsstat ? set.fsstat_ttl : set.fsinfo_ttl, set);
+  }
 
   cache::Millis attr_expiry(const nfs3::Fattr& a) const {
     return until(a.type == nfs3::FileType::Dir ? s().dir_ttl : s().attr_ttl);
@@ -46,6 +61,11 @@ class Windows {
   }
 
  private:
+  bool within(cache::Millis expires, cache::Duration window, const cache::CoherencySettings& set) const {
+    const cache::Millis t = now();
+    if (t >= expires) return false;
+    return set.consistency == cache::Consistency::Immutable || expires - t <= window.count();
+  }
   cache::Millis until(cache::Duration d) const {
     if (immutable()) return cache::kNever;
     return now() + d.count();
