@@ -148,7 +148,9 @@ class ReloadTest : public ::testing::Test {
   }
 
   void TearDown() override {
-    if (gw && gw->running()) EXPECT_EQ(gw->stop(), 0) << gw->log();
+    if (gw && gw->running()) {
+      EXPECT_EQ(gw->stop(), 0) << gw->log();
+    }
     gw.reset();
     dir.reset();
     origin.reset();
