@@ -170,7 +170,9 @@ class ReloadTest : public ::testing::Test {
     EXPECT_EQ(r.exit_code, 0) << r.output;
     return origin_calls_of(r.output, export_path);
   }
-  std::string reload_cli() {
+  /// Writes `next` and runs `nfsgw reload` on it.
+  std::string reload_cli(const GatewayConfig& next) {
+    write_config(next);
     const RunResult r = gw->cli("reload");
     EXPECT_EQ(r.exit_code, 0) << r.output << "\nlog:\n" << gw->log();
     return r.output;
@@ -205,7 +207,7 @@ TEST_F(ReloadTest, EveryKindOfChangeAppliesUnderLoadWithoutDroppingACall) {
   extra(next, "/win").metadata.durations["attr_ttl"] = "1s";
   next.metadata.durations["attr_ttl"] = "20s";  // /main's, under the load
   next.threads = 3;
-  std::string answer = reload_cli();
+  std::string answer = reload_cli(next);
   EXPECT_NE(answer.find("applied: export /win: attr_ttl: \"10m\" -> \"1s\""), std::string::npos) << answer;
   EXPECT_NE(answer.find("needs a restart: [server] threads: 2 -> 3"), std::string::npos) << answer;
   ASSERT_EQ(lstat_of(win, "/winfile").rc, 0);
@@ -221,14 +223,14 @@ TEST_F(ReloadTest, EveryKindOfChangeAppliesUnderLoadWithoutDroppingACall) {
   ASSERT_EQ(read_file(second, "/private", &rc), "root only");
   ASSERT_EQ(rc, 0);
   extra(next, "/second").squash = "all";
-  answer = reload_cli();
+  answer = reload_cli(next);
   EXPECT_NE(answer.find("applied: export /second: squash: \"none\" -> \"all\""), std::string::npos) << answer;
   read_file(second, "/private", &rc);
   EXPECT_EQ(rc, -EACCES) << "root is now the anonymous user";
   EXPECT_EQ(read_file(second, "/public", &rc), "anyone");
   EXPECT_EQ(rc, 0);
   extra(next, "/second").clients = {"10.0.0.0/8"};
-  answer = reload_cli();
+  answer = reload_cli(next);
   EXPECT_NE(answer.find("applied: export /second: clients"), std::string::npos) << answer;
   EXPECT_EQ(lstat_of(second, "/public").rc, -EACCES) << "127.0.0.1 is no longer a client of /second";
   {
@@ -260,7 +262,7 @@ TEST_F(ReloadTest, EveryKindOfChangeAppliesUnderLoadWithoutDroppingACall) {
   // 4. /gone removed.
   ASSERT_EQ(lstat_of(gone, "/public").rc, 0);
   std::erase_if(next.extra_exports, [](const ExportSettings& e) { return e.export_path == "/gone"; });
-  answer = reload_cli();
+  answer = reload_cli(next);
   EXPECT_NE(answer.find("applied: removed export /gone"), std::string::npos) << answer;
   EXPECT_EQ(lstat_of(gone, "/public").rc, -ESTALE);
   EXPECT_EQ(lstat_of(gone, "/").rc, -ESTALE);
