@@ -23,9 +23,24 @@ std::vector<std::string> components(const std::string& subpath) {
 
 }  // namespace
 
+std::vector<CacheAdmin::Export> CacheAdmin::exports() const {
+  std::lock_guard lock(mu_);
+  return exports_;
+}
+
+void CacheAdmin::set_exports(std::vector<Export> exports) {
+  std::lock_guard lock(mu_);
+  exports_ = std::move(exports);
+}
+
+std::string CacheAdmin::reload(const std::string& config_path) {
+  if (!reload_) throw std::invalid_argument("this gateway cannot reload its configuration");
+  return reload_(config_path);
+}
+
 metacache::Report CacheAdmin::report() {
   metacache::Report r;
-  for (const auto& e : exports_) {
+  for (const auto& e : exports()) {
     metacache::ExportReport x;
     x.path = e.config->path;
     x.cache_enabled = e.cache != nullptr;
@@ -47,7 +62,8 @@ metacache::Report CacheAdmin::report() {
 
 std::string CacheAdmin::invalidate(const std::string& export_path, const std::string& subpath,
                                    bool recursive) {
-  for (const auto& e : exports_) {
+  const std::vector<Export> all = exports();
+  for (const auto& e : all) {
     if (e.config->path != export_path) continue;
     if (!e.cache) throw std::invalid_argument("export " + export_path + " has metadata_cache = false: nothing is cached");
     const auto root = e.root();
@@ -70,7 +86,7 @@ std::string CacheAdmin::invalidate(const std::string& export_path, const std::st
            " under " + where;
   }
   std::string known;
-  for (const auto& e : exports_) known += (known.empty() ? "" : ", ") + e.config->path;
+  for (const auto& e : all) known += (known.empty() ? "" : ", ") + e.config->path;
   throw std::invalid_argument("no export " + export_path + "; exports: " + known);
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,11 +34,22 @@ class CacheAdmin final : public admin::AdminCommands {
   metacache::Report report() override;
   std::string invalidate(const std::string& export_path, const std::string& subpath,
                          bool recursive) override;
+  /// Runs the hook set with on_reload(); without one, refuses.
+  std::string reload(const std::string& config_path) override;
+
+  /// A configuration reload: the exports from now on. Thread-safe.
+  void set_exports(std::vector<Export> exports);
+  /// What `nfsgw reload` runs (gateway/reload/reloader.h).
+  void on_reload(std::function<std::string(const std::string&)> hook) { reload_ = std::move(hook); }
 
  private:
+  std::vector<Export> exports() const;
+
   cache::MetadataStore& store_;
   cache::BlockStore* blocks_;
+  mutable std::mutex mu_;  // guards exports_
   std::vector<Export> exports_;
+  std::function<std::string(const std::string&)> reload_;
 };
 
 }  // namespace nfsgw

@@ -2,7 +2,9 @@
 
 #include <chrono>
 #include <filesystem>
+#include <mutex>
 #include <optional>
+#include <unordered_map>
 
 #include <spdlog/spdlog.h>
 
@@ -18,6 +20,7 @@
 #include "gateway/handle_translator.h"
 #include "gateway/metacache/metadata_cache.h"
 #include "gateway/mount_program.h"
+#include "gateway/reload/config_reloader.h"
 #include "gateway/rpc/dispatcher.h"
 #include "gateway/rpc/mount_procedures.h"
 #include "gateway/rpc/nfs3_procedures.h"
@@ -32,6 +35,29 @@
 namespace nfsgw {
 
 namespace asio = boost::asio;
+
+namespace {
+
+/// SIGHUP: reload the configuration, on the reloader's thread; then wait again.
+void wait_for_hangup(asio::signal_set& hangup, reload::ConfigReloader& reloader) {
+  hangup.async_wait([&hangup, &reloader](const boost::system::error_code& ec, int) {
+    if (ec) return;
+    spdlog::info("signal SIGHUP: reloading the configuration");
+    reloader.reload_in_background();
+    wait_for_hangup(hangup, reloader);
+  });
+}
+
+}  // namespace
+
+struct GatewayApp::Stack {
+  const config::ExportConfig* config = nullptr;  // as built (origin, connections)
+  upstream::Forwarder* forwarder = nullptr;
+  metacache::MetadataCache* cache = nullptr;
+  datacache::DataCache* data = nullptr;
+  ExportRoute route;
+  CacheAdmin::Export admin;
+};
 
 struct GatewayApp::Parts {
   // One RocksDB database: the handle map and export roots (default family,
@@ -56,10 +82,19 @@ struct GatewayApp::Parts {
   rpc::Dispatcher dispatcher;
   std::optional<server::RpcServer> server;
   std::optional<RpcbindRegistration> rpcbind;
+  // Every export's stack ever built (reloads add some); `serving` the ones in the
+  // configuration now, by export id. The mutex orders reloads against stop().
+  std::mutex stacks_mu;
+  std::vector<std::unique_ptr<Stack>> stacks;
+  std::unordered_map<std::uint32_t, Stack*> serving;
+  bool running = false;  // the forwarders have been started
+  // Removed exports' forwarders stop when these fire (cancelled by stop()).
+  std::vector<std::shared_ptr<asio::steady_timer>> retiring;
+  std::optional<reload::ConfigReloader> reloader;
 };
 
-GatewayApp::GatewayApp(config::Config cfg)
-    : cfg_(std::move(cfg)), parts_(std::make_unique<Parts>()) {
+GatewayApp::GatewayApp(config::Config cfg, std::string config_path)
+    : cfg_(std::move(cfg)), config_path_(std::move(config_path)), parts_(std::make_unique<Parts>()) {
   Parts& p = *parts_;
   std::filesystem::create_directories(cfg_.cache.dir);
   // memory_mb is shared: half for the metadata cache's own hot set, half for
@@ -82,50 +117,13 @@ GatewayApp::GatewayApp(config::Config cfg)
 
   open_block_store();
 
-  // One layer stack per export:
-  //   translator -> [data cache] -> [metadata cache] -> forwarder.
   std::vector<ExportRoute> routes;
   std::vector<CacheAdmin::Export> admin_exports;
   for (const auto& e : cfg_.exports) {
-    auto& fwd = p.forwarders.emplace_back(std::make_unique<upstream::Forwarder>(io_, e));
-    upstream::Forwarder* f = fwd.get();
-    Nfs3Program* top = f;
-    metacache::MetadataCache* mc = nullptr;
-    if (e.coherency.enabled) {
-      p.caches.push_back(std::make_unique<metacache::MetadataCache>(*f, *p.metadata, e.id, e.coherency,
-                                                                    cache::wall_clock()));
-      mc = p.caches.back().get();
-      top = mc;
-    }
-    // File data is valid while the metadata cache says the file is unchanged: no
-    // data cache without it.
-    datacache::DataCache* dc = nullptr;
-    if (e.data_cache && mc && p.blocks) {
-      datacache::DataCacheSettings ds;
-      ds.readahead_bytes = static_cast<std::uint64_t>(e.readahead_kb) << 10;
-      p.data_caches.push_back(std::make_unique<datacache::DataCache>(*mc, *p.blocks, *p.data_pool, e.id, ds));
-      dc = p.data_caches.back().get();
-      top = dc;
-    } else if (e.data_cache && !mc) {
-      spdlog::info("export {}: data_cache needs metadata_cache; file data is not cached", e.path);
-    }
-    // The root handle the origin gave last time answers at once, so that a
-    // restarted nfsgw serves its cache before (or without) the origin's MNT.
-    std::optional<nfs3::FileHandle> stored = p.roots->load(e.id);
-    routes.push_back(ExportRoute{&e, top, [f, stored]() -> Awaitable<nfs3::FileHandle> {
-                                   if (stored) co_return *stored;
-                                   co_return co_await f->root_handle();
-                                 }});
-    cache::ExportRoots* roots = &*p.roots;
-    const std::uint32_t id = e.id;
-    admin_exports.push_back(CacheAdmin::Export{&e, mc, dc, [roots, id] { return roots->load(id); }});
-    spdlog::info("export {} -> {} ({}, squash {}, {} upstream connections, metadata cache {}, data cache {})", e.path,
-                 e.origin.text, e.access == config::Access::ReadOnly ? "ro" : "rw",
-                 e.squash == config::Squash::None   ? "none"
-                 : e.squash == config::Squash::Root ? "root"
-                                                    : "all",
-                 e.upstream_connections, e.coherency.enabled ? cache::consistency_name(e.coherency.consistency) : "off",
-                 dc ? "on" : "off");
+    Stack& st = build_export(e);
+    p.serving[e.id] = &st;
+    routes.push_back(st.route);
+    admin_exports.push_back(st.admin);
   }
   // FSINFO tells clients no larger READ/WRITE than nfsgw's own records can carry.
   p.translator.emplace(*p.codec, routes, nfs3::max_transfer_for_record(cfg_.server.max_record_bytes));
@@ -135,6 +133,10 @@ GatewayApp::GatewayApp(config::Config cfg)
   p.dispatcher.add(rpc::make_mount3_table(*p.mount));
   p.dispatcher.add(rpc::make_mount1_table(*p.mount));
   p.cache_admin.emplace(*p.metadata, p.blocks.get(), std::move(admin_exports));
+  p.reloader.emplace(cfg_, config_path_, [this](const config::Config& now, const config::ReloadPlan& plan) {
+    return apply(now, plan);
+  });
+  p.cache_admin->on_reload([this](const std::string& path) { return parts_->reloader->reload(path); });
   p.admin.emplace(io_, admin::admin_socket_path(cfg_.cache.dir), *p.cache_admin);
   p.admin->start();
 
@@ -152,6 +154,130 @@ GatewayApp::GatewayApp(config::Config cfg)
   if (cfg_.server.mount_port != 0 && cfg_.server.mount_port != nfs_port_)
     mount_port = p.server->listen(cfg_.server.listen, cfg_.server.mount_port);
   if (cfg_.server.register_rpcbind) p.rpcbind.emplace(nfs_port_, mount_port);
+}
+
+GatewayApp::Stack& GatewayApp::build_export(const config::ExportConfig& e) {
+  Parts& p = *parts_;
+  auto st = std::make_unique<Stack>();
+  st->config = &e;
+  auto& fwd = p.forwarders.emplace_back(std::make_unique<upstream::Forwarder>(io_, e));
+  upstream::Forwarder* f = fwd.get();
+  st->forwarder = f;
+  Nfs3Program* top = f;
+  metacache::MetadataCache* mc = nullptr;
+  if (e.coherency.enabled) {
+    p.caches.push_back(std::make_unique<metacache::MetadataCache>(*f, *p.metadata, e.id, e.coherency,
+                                                                  cache::wall_clock()));
+    mc = p.caches.back().get();
+    // Reads the settings through a pointer from now on, so that reloads can change them.
+    mc->set_settings(&e.coherency);
+    top = mc;
+  }
+  // File data is valid while the metadata cache says the file is unchanged: no
+  // data cache without it.
+  datacache::DataCache* dc = nullptr;
+  if (e.data_cache && mc && p.blocks) {
+    datacache::DataCacheSettings ds;
+    ds.readahead_bytes = static_cast<std::uint64_t>(e.readahead_kb) << 10;
+    p.data_caches.push_back(std::make_unique<datacache::DataCache>(*mc, *p.blocks, *p.data_pool, e.id, ds));
+    dc = p.data_caches.back().get();
+    top = dc;
+  } else if (e.data_cache && !mc) {
+    spdlog::info("export {}: data_cache needs metadata_cache; file data is not cached", e.path);
+  }
+  st->cache = mc;
+  st->data = dc;
+  // The root handle the origin gave last time answers at once, so that a
+  // restarted nfsgw serves its cache before (or without) the origin's MNT.
+  std::optional<nfs3::FileHandle> stored = p.roots->load(e.id);
+  st->route = ExportRoute{&e, top, [f, stored]() -> Awaitable<nfs3::FileHandle> {
+                            if (stored) co_return *stored;
+                            co_return co_await f->root_handle();
+                          }};
+  cache::ExportRoots* roots = &*p.roots;
+  const std::uint32_t id = e.id;
+  st->admin = CacheAdmin::Export{&e, mc, dc, [roots, id] { return roots->load(id); }};
+  spdlog::info("export {} -> {} ({}, squash {}, {} upstream connections, metadata cache {}, data cache {})", e.path,
+               e.origin.text, e.access == config::Access::ReadOnly ? "ro" : "rw",
+               e.squash == config::Squash::None   ? "none"
+               : e.squash == config::Squash::Root ? "root"
+                                                  : "all",
+               e.upstream_connections, e.coherency.enabled ? cache::consistency_name(e.coherency.consistency) : "off",
+               dc ? "on" : "off");
+  return *p.stacks.emplace_back(std::move(st));
+}
+
+void GatewayApp::start_export(Stack& st) {
+  upstream::Forwarder* f = st.forwarder;
+  f->start();
+  // Keep the export's root handle once the origin has answered MNT.
+  const config::ExportConfig& e = *st.config;
+  cache::ExportRoots* roots = &*parts_->roots;
+  asio::co_spawn(
+      io_,
+      [f, &e, roots]() -> Awaitable<void> {
+        nfs3::FileHandle root = co_await f->root_handle();
+        if (root.empty()) co_return;  // stopped
+        try {
+          auto old = roots->load(e.id);
+          if (old && !(*old == root))
+            spdlog::warn("export {}: the origin's root handle changed; kept for the next start of nfsgw", e.path);
+          roots->save(e.id, root);
+        } catch (const std::exception& ex) {
+          spdlog::error("export {}: cannot keep the root handle: {}", e.path, ex.what());
+        }
+      },
+      asio::detached);
+}
+
+std::vector<std::string> GatewayApp::apply(const config::Config& now, const config::ReloadPlan& plan) {
+  Parts& p = *parts_;
+  std::vector<std::string> notes;
+  std::lock_guard lock(p.stacks_mu);
+  if (!p.running) throw std::runtime_error("nfsgw is stopping");
+  std::unordered_map<std::uint32_t, Stack*> serving;
+  std::vector<ExportRoute> routes;
+  std::vector<CacheAdmin::Export> admin_exports;
+  for (const auto& e : now.exports) {
+    Stack* st = nullptr;
+    if (auto it = p.serving.find(e.id); it != p.serving.end()) {
+      st = it->second;
+      // The windows apply to the next answers; the rest is read by the translator.
+      if (st->cache) st->cache->set_settings(&e.coherency);
+    } else {
+      st = &build_export(e);
+      start_export(*st);
+      if (e.data_cache && e.coherency.enabled && !st->data)
+        notes.push_back("needs a restart: export " + e.path +
+                        ": data_cache (the data cache's store is opened at start when an export wants it)");
+    }
+    serving[e.id] = st;
+    ExportRoute r = st->route;
+    r.config = &e;
+    routes.push_back(r);
+    CacheAdmin::Export a = st->admin;
+    a.config = &e;
+    admin_exports.push_back(a);
+  }
+  // New exports get routes before MOUNT hands out their handles; removed ones
+  // leave MOUNT and the translator (their handles answer STALE from now on).
+  p.translator->update(routes);
+  p.mount->update(now.exports);
+  p.cache_admin->set_exports(std::move(admin_exports));
+  for (const auto& [id, st] : p.serving) {
+    if (serving.contains(id)) continue;
+    // A removed export's origin connections close once its calls in flight have
+    // had their time (no new call reaches it).
+    auto timer = std::make_shared<asio::steady_timer>(io_, 2 * st->config->origin_timeout);
+    upstream::Forwarder* f = st->forwarder;
+    timer->async_wait([f](const boost::system::error_code& ec) {
+      if (!ec) f->stop();
+    });
+    p.retiring.push_back(std::move(timer));
+  }
+  p.serving = std::move(serving);
+  (void)plan;
+  return notes;
 }
 
 void GatewayApp::open_block_store() {
@@ -184,29 +310,13 @@ GatewayApp::~GatewayApp() {
 }
 
 void GatewayApp::run(bool handle_signals) {
-  for (auto& f : parts_->forwarders) f->start();
-  // Keep each export's root handle once the origin has answered MNT.
-  for (std::size_t i = 0; i < parts_->forwarders.size(); ++i) {
-    upstream::Forwarder* f = parts_->forwarders[i].get();
-    const config::ExportConfig& e = cfg_.exports[i];
-    cache::ExportRoots* roots = &*parts_->roots;
-    asio::co_spawn(
-        io_,
-        [f, &e, roots]() -> Awaitable<void> {
-          nfs3::FileHandle root = co_await f->root_handle();
-          if (root.empty()) co_return;  // stopped
-          try {
-            auto old = roots->load(e.id);
-            if (old && !(*old == root))
-              spdlog::warn("export {}: the origin's root handle changed; kept for the next start of nfsgw", e.path);
-            roots->save(e.id, root);
-          } catch (const std::exception& ex) {
-            spdlog::error("export {}: cannot keep the root handle: {}", e.path, ex.what());
-          }
-        },
-        asio::detached);
+  {
+    std::lock_guard lock(parts_->stacks_mu);
+    for (auto& st : parts_->stacks) start_export(*st);
+    parts_->running = true;
   }
   std::optional<asio::signal_set> signals;
+  std::optional<asio::signal_set> hangup_signal;
   if (handle_signals) {
     signals.emplace(io_, SIGINT, SIGTERM);
     signals->async_wait([this](const boost::system::error_code& ec, int sig) {
@@ -214,6 +324,8 @@ void GatewayApp::run(bool handle_signals) {
       spdlog::info("signal {}: stopping", sig);
       stop();
     });
+    hangup_signal.emplace(io_, SIGHUP);
+    wait_for_hangup(*hangup_signal, *parts_->reloader);
   }
   unsigned threads = cfg_.server.threads;
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
@@ -223,6 +335,7 @@ void GatewayApp::run(bool handle_signals) {
   io_.run();
   for (auto& t : pool) t.join();
   if (signals) signals->cancel();
+  if (hangup_signal) hangup_signal->cancel();
   drain();
 }
 
@@ -251,7 +364,13 @@ void GatewayApp::drain() {
 
 void GatewayApp::stop() {
   asio::post(io_, [this] {
+    // No reload may start stacks from now on: the admin command and the SIGHUP
+    // reload in progress finish first.
     parts_->admin->stop();
+    parts_->reloader->stop();
+    std::lock_guard lock(parts_->stacks_mu);
+    parts_->running = false;
+    for (auto& t : parts_->retiring) t->cancel();
     parts_->server->stop();
     for (auto& f : parts_->forwarders) f->stop();
     io_.stop();

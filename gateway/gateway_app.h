@@ -5,12 +5,14 @@
 #include <utility>
 
 #include <memory>
+#include <string>
 #include <thread>
 #include <vector>
 
 #include <boost/asio.hpp>
 
 #include "config/config.h"
+#include "config/reload_plan.h"
 
 namespace nfsgw {
 
@@ -18,10 +20,12 @@ class GatewayApp {
  public:
   /// Opens the cache and binds the ports; throws std::exception with a clear message
   /// when that is impossible (the origin being down is not such a case).
-  explicit GatewayApp(config::Config cfg);
+  /// `config_path`: the file `cfg` was read from, which SIGHUP reads again.
+  explicit GatewayApp(config::Config cfg, std::string config_path = {});
   ~GatewayApp();
 
-  /// Serves until stop() (or SIGINT/SIGTERM when `handle_signals`).
+  /// Serves until stop() (or SIGINT/SIGTERM when `handle_signals`; then SIGHUP
+  /// reloads the configuration file, see gateway/reload/config_reloader.h).
   void run(bool handle_signals);
   void stop();
 
@@ -29,13 +33,23 @@ class GatewayApp {
 
  private:
   struct Parts;
+  struct Stack;
+  /// One export's layer stack: translator -> [data cache] -> [metadata cache] ->
+  /// forwarder, kept in parts_ for the gateway's life.
+  Stack& build_export(const config::ExportConfig& e);
+  /// Starts the stack's forwarder and keeps its root handle once the origin answers.
+  void start_export(Stack& s);
+  /// A reload: publishes `now` to the layers (gateway/reload/config_reloader.h).
+  std::vector<std::string> apply(const config::Config& now, const config::ReloadPlan& plan);
   /// Opens the data cache's block store when an export wants one; on failure logs
   /// and leaves it closed (the exports then forward their READs).
   void open_block_store();
   /// After the io_context has stopped: runs what is still queued until it has no
   /// work left (bounded), so nothing outlives the layers it refers to.
   void drain();
+  /// The configuration at start; later generations live in parts_->reloader.
   config::Config cfg_;
+  std::string config_path_;
   boost::asio::io_context io_;
   std::unique_ptr<Parts> parts_;
   std::uint16_t nfs_port_ = 0;

@@ -17,7 +17,10 @@ using nfs3::Status;
 
 struct HandleTranslator::Route {
   using Identity = std::pair<std::uint64_t, std::uint64_t>;  // (fsid, fileid)
+  /// Its downstream and origin_root; `e.config` is the settings it was created
+  /// with, not used for calls (the table holds the current ones).
   ExportRoute e;
+  std::uint32_t id = 0;
   std::mutex mu;                        // guards root_storage and identity_storage
   std::unique_ptr<FileHandle> root_storage;
   std::atomic<const FileHandle*> root{nullptr};  // root_storage once known, never changed
@@ -41,15 +44,39 @@ Res failure(Status s) {
 
 }  // namespace
 
+/// One generation of the exports: each export's route and its settings.
+struct HandleTranslator::Table {
+  struct Entry {
+    Route* route = nullptr;
+    const config::ExportConfig* config = nullptr;
+  };
+  std::unordered_map<std::uint32_t, Entry> by_id;
+};
+
 HandleTranslator::HandleTranslator(cache::HandleCodec& codec,
                                    const std::vector<ExportRoute>& routes,
                                    std::uint32_t max_transfer)
     : codec_(codec), max_transfer_(max_transfer) {
+  update(routes);
+}
+
+void HandleTranslator::update(const std::vector<ExportRoute>& routes) {
+  std::lock_guard lock(update_mu_);
+  auto table = std::make_unique<Table>();
   for (const auto& r : routes) {
-    auto route = std::make_unique<Route>();
-    route->e = r;
-    routes_.emplace(r.config->id, std::move(route));
+    Route* route = nullptr;
+    for (const auto& old : all_routes_)
+      if (old->id == r.config->id && old->e.downstream == r.downstream) route = old.get();
+    if (!route) {
+      auto fresh = std::make_unique<Route>();
+      fresh->e = r;
+      fresh->id = r.config->id;
+      route = all_routes_.emplace_back(std::move(fresh)).get();
+    }
+    table->by_id[r.config->id] = Table::Entry{route, r.config};
   }
+  table_.store(table.get(), std::memory_order_release);
+  tables_.push_back(std::move(table));
 }
 
 HandleTranslator::~HandleTranslator() = default;
@@ -96,13 +123,15 @@ Status HandleTranslator::enter(const CallContext& ctx, FileHandle& handle, Scope
     }
     return failure;
   }
-  const auto it = routes_.find(decoded->export_id);
-  if (it == routes_.end()) return Status::Stale;  // the export was removed
-  Route& route = *it->second;
-  const config::ExportConfig& cfg = *route.e.config;
+  const Table& table = *table_.load(std::memory_order_acquire);
+  const auto it = table.by_id.find(decoded->export_id);
+  if (it == table.by_id.end()) return Status::Stale;  // the export was removed
+  Route& route = *it->second.route;
+  const config::ExportConfig& cfg = *it->second.config;
   if (const Status s = admit(ctx, cfg); s != Status::Ok) return s;
 
   scope.route = &route;
+  scope.config = &cfg;
   scope.ctx = ctx;
   scope.ctx.export_id = cfg.id;
   scope.ctx.cred = squash(ctx.cred, cfg);
@@ -133,13 +162,13 @@ Status HandleTranslator::enter_also(const Scope& scope, FileHandle& handle) {
   Status failure = Status::Ok;
   const auto decoded = unwrap(scope.ctx, handle, failure);
   if (!decoded) return failure;
-  if (decoded->export_id != scope.route->e.config->id) return Status::XDev;
+  if (decoded->export_id != scope.route->id) return Status::XDev;
   handle = decoded->kind == cache::HandleCodec::Kind::Root ? scope.origin_root : decoded->origin;
   return Status::Ok;
 }
 
 FileHandle HandleTranslator::outward(const Scope& scope, const FileHandle& origin) {
-  const std::uint32_t id = scope.route->e.config->id;
+  const std::uint32_t id = scope.route->id;
   if (origin == scope.origin_root) return codec_.root(id);
   return codec_.wrap(id, origin);
 }
@@ -155,7 +184,7 @@ FileHandle HandleTranslator::outward(const Scope& scope, const FileHandle& origi
   // Another encoding of the root's handle still comes back as the gateway's root.
   if (attrs && !(origin == scope.origin_root)) {
     if (const auto id = root_identity(*scope.route); id && same_object(*attrs, *id))
-      return codec_.root(scope.route->e.config->id);
+      return codec_.root(scope.route->id);
   }
   return outward(scope, origin);
 }
@@ -271,7 +300,7 @@ void HandleTranslator::stay_inside(const Scope& scope, nfs3::LookupArgs& args) {
 
 void HandleTranslator::mask_read_only(const Scope& scope, nfs3::AccessRes& res) {
   // On a read-only export nothing may be changed, whatever the origin allows.
-  if (scope.route->e.config->access == config::Access::ReadOnly)
+  if (scope.config->access == config::Access::ReadOnly)
     res.access &= ~(nfs3::access::Modify | nfs3::access::Extend | nfs3::access::Delete);
 }
 
@@ -472,7 +501,7 @@ Awaitable<nfs3::ReaddirplusRes> HandleTranslator::readdirplus(const CallContext&
   for (auto& entry : res.entries) {
     if (scope.at_root && entry.name == ".." && entry.name_handle) {
       // The origin's parent of the export root is outside the export.
-      entry.name_handle = codec_.root(scope.route->e.config->id);
+      entry.name_handle = codec_.root(scope.route->id);
       entry.name_attributes = res.dir_attributes;
       continue;
     }

@@ -11,6 +11,7 @@
 // clamped to what nfsgw itself accepts.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -28,6 +29,7 @@ namespace nfsgw {
 
 /// One export as the translator sees it.
 struct ExportRoute {
+  /// The export's settings; must outlive the translator (see update()).
   const config::ExportConfig* config = nullptr;
   /// The export's stack of layers; works with origin handles.
   Nfs3Program* downstream = nullptr;
@@ -43,6 +45,16 @@ class HandleTranslator final : public Nfs3Program {
   HandleTranslator(cache::HandleCodec& codec, const std::vector<ExportRoute>& routes,
                    std::uint32_t max_transfer);
   ~HandleTranslator() override;
+
+  /// A configuration reload: from now on the exports are `routes`. An export
+  /// already served (same id and same `downstream`) keeps its state (its root
+  /// handle) and takes its new settings (clients, access, squash) from `config`;
+  /// others are added; an export left out answers STALE to its handles. Calls in
+  /// flight finish with the settings they entered with. The translator keeps every
+  /// earlier table and route alive (reloads are rare); the caller keeps every
+  /// `config` and `downstream` alive as long as the translator. Not concurrent
+  /// with itself (the caller serialises reloads); concurrent with calls.
+  void update(const std::vector<ExportRoute>& routes);
 
   Awaitable<void> null(const CallContext& ctx) override;
   Awaitable<nfs3::GetattrRes> getattr(const CallContext&, nfs3::GetattrArgs) override;
@@ -74,9 +86,12 @@ class HandleTranslator final : public Nfs3Program {
 
  private:
   struct Route;
+  struct Table;
   /// A call admitted into one export: its route and the credentials to send upstream.
   struct Scope {
     Route* route = nullptr;
+    /// The export's settings when the call entered (a reload may publish others).
+    const config::ExportConfig* config = nullptr;
     CallContext ctx;
     nfs3::FileHandle origin_root;  // the origin's handle of the export root
     bool at_root = false;          // the first handle is the export root
@@ -148,7 +163,11 @@ class HandleTranslator final : public Nfs3Program {
   cache::HandleCodec& codec_;
   LogLimit bad_handle_log_{10, std::chrono::seconds(10)};  // forged handles: 10 lines per 10 s
   std::uint32_t max_transfer_;
-  std::unordered_map<std::uint32_t, std::unique_ptr<Route>> routes_;
+  /// The exports served now, by id: read with one acquire load per call.
+  std::atomic<const Table*> table_{nullptr};
+  std::mutex update_mu_;                        // guards the two below (writers only)
+  std::vector<std::unique_ptr<Route>> all_routes_;  // every route ever served
+  std::vector<std::unique_ptr<const Table>> tables_;  // every table ever published
 };
 
 }  // namespace nfsgw

@@ -5,7 +5,8 @@
 //   nfsgw stats --config FILE [--json]     the running nfsgw's cache figures
 //   nfsgw invalidate --config FILE EXPORT[/PATH] [--recursive]
 //                                          drop cached entries of a path
-// (the last two talk to the running nfsgw through <[cache] dir>/admin.sock)
+//   nfsgw reload --config FILE             apply FILE to the running nfsgw (also SIGHUP)
+// (the last three talk to the running nfsgw through <[cache] dir>/admin.sock)
 #include <malloc.h>
 
 #include <cstring>
@@ -27,7 +28,7 @@ int usage() {
                "       nfsgw --check-config FILE\n"
                "       " << nfsgw::admin::admin_usage()
             << "LEVEL: trace, debug, info (default), warn, error\n"
-               "stats and invalidate talk to the running nfsgw through <[cache] dir>/admin.sock;\n"
+               "stats, invalidate and reload talk to the running nfsgw through <[cache] dir>/admin.sock;\n"
                "they exit 0 on success, 1 on an error, 2 when nfsgw cannot be reached.\n";
   return 2;
 }
@@ -80,7 +81,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   try {
-    nfsgw::GatewayApp app(std::move(cfg));
+    nfsgw::GatewayApp app(std::move(cfg), config_path);
     app.run(/*handle_signals=*/true);
   } catch (const std::exception& e) {
     spdlog::critical("nfsgw cannot start: {}", e.what());

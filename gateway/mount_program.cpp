@@ -44,14 +44,18 @@ mount3::Status mount_status(nfs3::Status s) {
 
 MountProgram::MountProgram(const std::vector<config::ExportConfig>& exports,
                            cache::HandleCodec& handles, Nfs3Program& nfs, std::size_t max_mounts)
-    : exports_(exports), handles_(handles), nfs_(nfs), max_mounts_(std::max<std::size_t>(1, max_mounts)) {}
+    : exports_(&exports), handles_(handles), nfs_(nfs), max_mounts_(std::max<std::size_t>(1, max_mounts)) {}
 
-const config::ExportConfig* MountProgram::find(const std::string& dirpath,
-                                               std::vector<std::string>& rest) const {
+void MountProgram::update(const std::vector<config::ExportConfig>& exports) {
+  exports_.store(&exports, std::memory_order_release);
+}
+
+const config::ExportConfig* MountProgram::find(const std::vector<config::ExportConfig>& exports,
+                                               const std::string& dirpath, std::vector<std::string>& rest) const {
   const std::vector<std::string> want = components(dirpath);
   const config::ExportConfig* best = nullptr;
   std::size_t best_len = 0;
-  for (const auto& e : exports_) {
+  for (const auto& e : exports) {
     const std::vector<std::string> have = components(e.path);
     if (have.size() > want.size() || (best && have.size() <= best_len)) continue;
     if (std::equal(have.begin(), have.end(), want.begin())) {
@@ -67,7 +71,7 @@ Awaitable<mount3::MntRes> MountProgram::mnt(const CallContext& ctx, const mount3
   const std::string& client = ctx.client_address;
   mount3::MntRes res;
   std::vector<std::string> rest;
-  const config::ExportConfig* e = find(args.dirpath, rest);
+  const config::ExportConfig* e = find(current(), args.dirpath, rest);
   if (!e) {
     spdlog::info("MNT {} from {}: no such export", args.dirpath, client);
     res.status = mount3::Status::NoEnt;
@@ -111,7 +115,7 @@ Awaitable<mount3::MntRes> MountProgram::mnt(const CallContext& ctx, const mount3
     const std::string dir = normalize(args.dirpath);
     // The newest last: a mount made again moves to the end, the oldest goes first.
     std::erase_if(mounts_, [&](const Mount& m) { return m.entry.hostname == client && m.entry.directory == dir; });
-    mounts_.push_back(Mount{{client, dir}, e});
+    mounts_.push_back(Mount{{client, dir}, e->id});
     while (mounts_.size() > max_mounts_) mounts_.pop_front();
   }
   spdlog::info("MNT {} from {}", args.dirpath, client);
@@ -120,9 +124,14 @@ Awaitable<mount3::MntRes> MountProgram::mnt(const CallContext& ctx, const mount3
 
 mount3::DumpRes MountProgram::dump(const std::string& client) {
   mount3::DumpRes res;
+  const auto& exports = current();
   std::lock_guard lock(mu_);
-  for (const auto& m : mounts_)
-    if (m.exp->allows(client)) res.push_back(m.entry);
+  for (const auto& m : mounts_) {
+    // A removed export's mounts are not listed; its settings now, not at MNT.
+    const auto e = std::find_if(exports.begin(), exports.end(),
+                                [&](const config::ExportConfig& x) { return x.id == m.export_id; });
+    if (e != exports.end() && e->allows(client)) res.push_back(m.entry);
+  }
   return res;
 }
 
@@ -141,7 +150,7 @@ void MountProgram::umntall(const std::string& client) {
 
 mount3::ExportRes MountProgram::exports(const std::string& client) const {
   mount3::ExportRes res;
-  for (const auto& e : exports_) {
+  for (const auto& e : current()) {
     if (!e.allows(client)) continue;  // no one learns of exports they may not mount
     mount3::ExportEntry entry{e.path, {}};
     for (const auto& c : e.clients) entry.groups.push_back(c.text);

@@ -11,7 +11,9 @@
 // is dropped.
 #pragma once
 
+#include <atomic>
 #include <deque>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -27,8 +29,15 @@ class MountProgram {
  public:
   /// `nfs` (gateway handles in and out) resolves paths below an export's root, so
   /// clients may mount a subfolder of an export as they can on the origin.
+  /// `exports` must outlive the program (see update()).
   MountProgram(const std::vector<config::ExportConfig>& exports, cache::HandleCodec& handles,
                Nfs3Program& nfs, std::size_t max_mounts = kMaxMounts);
+
+  /// A configuration reload: from now on MNT, EXPORT and DUMP answer from
+  /// `exports` (a removed export is refused like one never configured; its mounts
+  /// leave DUMP). `exports`, like every earlier list, must outlive the program.
+  /// Concurrent with calls; not with itself.
+  void update(const std::vector<config::ExportConfig>& exports);
 
   /// The default bound of the mount list.
   static constexpr std::size_t kMaxMounts = 1024;
@@ -43,15 +52,16 @@ class MountProgram {
  private:
   /// The export whose path is `dirpath` or its longest prefix; `rest` gets the
   /// components below it.
-  const config::ExportConfig* find(const std::string& dirpath,
+  const config::ExportConfig* find(const std::vector<config::ExportConfig>& exports, const std::string& dirpath,
                                    std::vector<std::string>& rest) const;
+  const std::vector<config::ExportConfig>& current() const { return *exports_.load(std::memory_order_acquire); }
 
   struct Mount {
     mount3::MountEntry entry;
-    const config::ExportConfig* exp = nullptr;
+    std::uint32_t export_id = 0;
   };
 
-  const std::vector<config::ExportConfig>& exports_;
+  std::atomic<const std::vector<config::ExportConfig>*> exports_;
   cache::HandleCodec& handles_;
   Nfs3Program& nfs_;
   std::size_t max_mounts_;

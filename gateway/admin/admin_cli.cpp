@@ -1,6 +1,7 @@
 #include "gateway/admin/admin_cli.h"
 
 #include <exception>
+#include <filesystem>
 #include <optional>
 #include <ostream>
 #include <stdexcept>
@@ -31,21 +32,27 @@ int usage_error(std::ostream& err, const std::string& message) {
 
 }  // namespace
 
-bool is_admin_subcommand(std::string_view arg) { return arg == "stats" || arg == "invalidate"; }
+bool is_admin_subcommand(std::string_view arg) {
+  return arg == "stats" || arg == "invalidate" || arg == "reload";
+}
 
 const char* admin_usage() {
   return "nfsgw stats --config FILE [--json]\n"
-         "       nfsgw invalidate --config FILE EXPORT[/PATH] [--recursive]\n";
+         "       nfsgw invalidate --config FILE EXPORT[/PATH] [--recursive]\n"
+         "       nfsgw reload --config FILE\n";
 }
 
 int admin_main(int argc, char** argv, std::ostream& out, std::ostream& err) {
   Args a;
   a.command = argc > 1 ? argv[1] : "";
   const bool stats = a.command == "stats";
+  const bool reload = a.command == "reload";
   for (int i = 2; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--config" && i + 1 < argc) {
       a.config_path = argv[++i];
+    } else if (reload) {
+      return usage_error(err, "unexpected argument '" + arg + "' for " + a.command);
     } else if (stats && arg == "--json") {
       a.json = true;
     } else if (!stats && arg == "--recursive") {
@@ -57,7 +64,7 @@ int admin_main(int argc, char** argv, std::ostream& out, std::ostream& err) {
     }
   }
   if (a.config_path.empty()) return usage_error(err, a.command + " needs --config FILE");
-  if (!stats && !a.target) return usage_error(err, "invalidate needs EXPORT[/PATH]");
+  if (!stats && !reload && !a.target) return usage_error(err, "invalidate needs EXPORT[/PATH]");
 
   config::Config cfg;
   try {
@@ -67,7 +74,14 @@ int admin_main(int argc, char** argv, std::ostream& out, std::ostream& err) {
     return kExitError;
   }
   Request request = StatsRequest{a.json};
-  if (!stats) {
+  if (reload) {
+    // The gateway reads the file itself (it refuses it with the same message); this
+    // check only found its socket. The path is made absolute: nfsgw's working
+    // folder is not this one's.
+    std::error_code ec;
+    const auto absolute = std::filesystem::absolute(a.config_path, ec);
+    request = ReloadRequest{ec ? a.config_path : absolute.lexically_normal().string()};
+  } else if (!stats) {
     std::vector<std::string> exports;
     for (const auto& e : cfg.exports) exports.push_back(e.path);
     try {

@@ -2,9 +2,12 @@
 //
 //   nfsgw stats --config FILE [--json]
 //   nfsgw invalidate --config FILE EXPORT[/PATH] [--recursive]
+//   nfsgw reload --config FILE
 //
-// Both read FILE for `[cache] dir` (the socket is <dir>/admin.sock) and, for
-// invalidate, the export paths. Exit codes: 0 ok, 1 error (from nfsgw, a bad
+// All read FILE for `[cache] dir` (the socket is <dir>/admin.sock) and, for
+// invalidate, the export paths. reload asks the running nfsgw to read FILE and
+// apply it (docs/operations.md); a FILE that is not valid is refused here already,
+// with the message nfsgw gives at start-up, and the running one is unchanged. Exit codes: 0 ok, 1 error (from nfsgw, a bad
 // configuration, an unknown export), 2 nfsgw unreachable or a usage error.
 #pragma once
 
@@ -13,7 +16,7 @@
 
 namespace nfsgw::admin {
 
-/// True for "stats" and "invalidate".
+/// True for "stats", "invalidate" and "reload".
 bool is_admin_subcommand(std::string_view arg);
 
 /// The usage lines of the subcommands, for nfsgw's usage text.

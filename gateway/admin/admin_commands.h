@@ -5,6 +5,7 @@
 // an io_context thread: both may block on the disk.
 #pragma once
 
+#include <stdexcept>
 #include <string>
 
 #include "gateway/metacache/metacache_stats.h"
@@ -28,6 +29,14 @@ class AdminCommands {
   /// the cache...). Any other exception is reported as an internal error.
   virtual std::string invalidate(const std::string& export_path, const std::string& subpath,
                                  bool recursive) = 0;
+
+  /// `nfsgw reload`: reads the configuration file `config_path` and applies what
+  /// can change live. Returns the lines for the operator (one per change), or
+  /// throws std::invalid_argument with the configuration's error (the running
+  /// configuration is kept).
+  virtual std::string reload(const std::string& config_path) {
+    throw std::invalid_argument("this gateway cannot reload " + config_path);
+  }
 };
 
 }  // namespace nfsgw::admin

@@ -30,6 +30,10 @@ std::string run(const Request& request, AdminCommands& commands) {
     const metacache::Report report = commands.report();
     return body(s->json ? format_stats_json(report) : format_stats_text(report));
   }
+  if (const auto* r = std::get_if<ReloadRequest>(&request)) {
+    spdlog::info("admin: reload {}", escape_line(r->config_path));
+    return body(commands.reload(r->config_path));
+  }
   const auto& inv = std::get<InvalidateRequest>(request);
   spdlog::info("admin: invalidate export {} path '{}'{}", escape_line(inv.export_path),
                inv.subpath.empty() ? "/" : escape_line(inv.subpath), inv.recursive ? " recursively" : "");

@@ -61,6 +61,15 @@ Request parse_invalidate(const std::vector<std::string_view>& t) {
   return r;
 }
 
+Request parse_reload(const std::vector<std::string_view>& t) {
+  if (t.size() != 3) throw std::invalid_argument("usage: reload <config-path>");
+  ReloadRequest r;
+  r.config_path = percent_decode(t[2]);
+  if (r.config_path.empty() || r.config_path[0] != '/')
+    throw std::invalid_argument("the configuration path must be absolute: " + quoted(r.config_path));
+  return r;
+}
+
 }  // namespace
 
 std::string admin_socket_path(const std::string& cache_dir) {
@@ -139,16 +148,20 @@ Request parse_request(std::string_view line) {
     throw std::invalid_argument("bad request: expected '" + std::string(kProtocolVersion) +
                                 " <command> ...', got " + quoted(line));
   }
-  if (t.size() < 2) throw std::invalid_argument("missing command: stats or invalidate");
+  if (t.size() < 2) throw std::invalid_argument("missing command: stats, invalidate or reload");
   if (t[1] == "stats") return parse_stats(t);
   if (t[1] == "invalidate") return parse_invalidate(t);
-  throw std::invalid_argument("unknown command " + quoted(t[1]) + ": stats or invalidate");
+  if (t[1] == "reload") return parse_reload(t);
+  throw std::invalid_argument("unknown command " + quoted(t[1]) + ": stats, invalidate or reload");
 }
 
 std::string format_request(const Request& request) {
   std::string line(kProtocolVersion);
   if (const auto* s = std::get_if<StatsRequest>(&request)) {
     line += s->json ? " stats json" : " stats";
+  } else if (const auto* r = std::get_if<ReloadRequest>(&request)) {
+    line += " reload ";
+    line += percent_encode(r->config_path);
   } else {
     const auto& inv = std::get<InvalidateRequest>(request);
     line += " invalidate ";

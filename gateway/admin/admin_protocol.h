@@ -10,6 +10,7 @@
 //
 //   v1 stats [text|json]
 //   v1 invalidate <export-path> <subpath> <recursive>
+//   v1 reload <config-path>
 //
 // Tokens are separated by single spaces. <export-path> and <subpath> are
 // percent-encoded: any byte may be written %XX (two hex digits, either case), and
@@ -27,7 +28,10 @@
 // Body lines and messages never contain control characters (the server writes
 // them as \xNN). A connection that closes without a status line is a failure.
 // `stats` answers a table for people, `stats json` one line of JSON; `invalidate`
-// answers one line ("dropped 12 entries under /export/a/b").
+// answers one line ("dropped 12 entries under /export/a/b"); `reload` (of the
+// configuration file <config-path>, an absolute path, percent-encoded) answers one
+// line per change ("applied: ...", "needs a restart: ..."), or `error` with the
+// configuration's error when the file is refused (the running one is kept).
 //
 // By hand:  echo 'v1 stats' | socat - UNIX-CONNECT:/var/lib/nfsgw/admin.sock
 #pragma once
@@ -54,7 +58,12 @@ struct InvalidateRequest {
   friend bool operator==(const InvalidateRequest&, const InvalidateRequest&) = default;
 };
 
-using Request = std::variant<StatsRequest, InvalidateRequest>;
+struct ReloadRequest {
+  std::string config_path;  // absolute
+  friend bool operator==(const ReloadRequest&, const ReloadRequest&) = default;
+};
+
+using Request = std::variant<StatsRequest, InvalidateRequest, ReloadRequest>;
 
 /// The admin socket of a gateway whose `[cache] dir` is `cache_dir`.
 std::string admin_socket_path(const std::string& cache_dir);

@@ -71,7 +71,7 @@ Awaitable<MetadataCache::Fresh> MetadataCache::origin_getattr(const CallContext&
 MetadataCache::Fresh MetadataCache::fresh_in_memory(const nfs3::FileHandle& fh, bool force_origin) {
   if (force_origin) return {};
   auto peeked = store_.peek<cache::AttrRecord>(key(fh));
-  if (peeked.value && windows_.fresh(peeked.value->expires)) return Fresh{Status::Ok, false, peeked.value, true};
+  if (peeked.value && windows_.fresh_attr(*peeked.value)) return Fresh{Status::Ok, false, peeked.value, true};
   return {};
 }
 
@@ -82,7 +82,7 @@ Awaitable<MetadataCache::Fresh> MetadataCache::fresh_attr(const CallContext& ctx
     auto peeked = store_.peek<cache::AttrRecord>(key(fh));
     AttrPtr rec = std::move(peeked.value);
     if (peeked.where == cache::MetadataStore::Where::OnDisk) rec = co_await attrs_.cached(fh);
-    if (rec && windows_.fresh(rec->expires)) co_return Fresh{Status::Ok, false, rec, true};
+    if (rec && windows_.fresh_attr(*rec)) co_return Fresh{Status::Ok, false, rec, true};
   }
   co_return co_await origin_getattr(ctx, fh, for_proc);
 }
@@ -242,7 +242,7 @@ std::optional<nfs3::LookupRes> MetadataCache::lookup_now(const CallContext& ctx,
   auto now = peek_now<cache::LookupRecord>(store_, name_key(dir, args.what.name));
   if (!now || !*now) return std::nullopt;
   const cache::LookupRecord& rec = **now;
-  if (rec.dir_gen != d.attr->gen || !(rec.exists || windows_.fresh(rec.expires))) return std::nullopt;
+  if (rec.dir_gen != d.attr->gen || !(rec.exists || windows_.fresh_negative(rec.expires))) return std::nullopt;
   const auto permit = perms_.check_now(ctx.cred, dir, d.attr->attr, nfs3::access::Lookup);
   if (!permit || *permit != Permit::Yes) return std::nullopt;
   nfs3::LookupRes res;
@@ -255,7 +255,7 @@ std::optional<nfs3::LookupRes> MetadataCache::lookup_now(const CallContext& ctx,
     AttrPtr child;
     if (windows_.strict()) {
       child = attrs_.in_memory(rec.child);
-      if (child && !windows_.fresh(child->expires)) child = nullptr;
+      if (child && !windows_.fresh_attr(*child)) child = nullptr;
     } else {
       child = fresh_in_memory(rec.child, false).attr;
       if (!child) return std::nullopt;  // to be revalidated: the coroutine's work
@@ -288,7 +288,7 @@ Awaitable<nfs3::LookupRes> MetadataCache::lookup(const CallContext& ctx, nfs3::L
     // Learnt at the first miss already, so that the next LOOKUP in this
     // directory (a second probe of a missing name) is answered here.
     if (p == Permit::Unknown) co_await learn_access_later(ctx, dir);
-    if (rec && rec->dir_gen == d.attr->gen && (rec->exists || windows_.fresh(rec->expires))) {
+    if (rec && rec->dir_gen == d.attr->gen && (rec->exists || windows_.fresh_negative(rec->expires))) {
       if (p == Permit::Yes && !rec->exists) {
         count(Proc::Lookup, ExportCounters::Hits);
         nfs3::LookupRes res;
@@ -302,7 +302,7 @@ Awaitable<nfs3::LookupRes> MetadataCache::lookup(const CallContext& ctx, nfs3::L
         AttrPtr child;
         if (windows_.strict()) {
           child = attrs_.in_memory(rec->child);
-          if (child && !windows_.fresh(child->expires)) child = nullptr;
+          if (child && !windows_.fresh_attr(*child)) child = nullptr;
         } else {
           Fresh c = fresh_in_memory(rec->child, false);
           if (!c.attr) c = co_await fresh_attr(ctx, rec->child, Proc::Lookup, false);

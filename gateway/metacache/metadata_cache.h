@@ -86,6 +86,13 @@ class MetadataCache final : public Nfs3Program {
 
   const ExportCounters& counters() const { return counters_; }
 
+  /// A configuration reload: the export's windows from now on (consistency,
+  /// access_check, the *_ttl durations; `enabled` is not looked at). `settings`
+  /// must outlive this cache. Calls in flight may see either; entries cached
+  /// before keep their expiry.
+  void set_settings(const cache::CoherencySettings* settings) { windows_.set(settings); }
+  const cache::CoherencySettings& settings() const { return windows_.settings(); }
+
  private:
   /// Attributes usable now: cached inside the window, or asked from the origin
   /// with one GETATTR (strict mode: always asked). Status is the origin's when it

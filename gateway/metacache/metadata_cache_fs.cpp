@@ -16,7 +16,7 @@ Awaitable<Res> MetadataCache::fs_info(const CallContext& ctx, Args args, nfs3::F
                                       Awaitable<Res> (Nfs3Program::*method)(const CallContext&, Args)) {
   count(proc, ExportCounters::Calls);
   const cache::FsKey k{key(fh), kind};
-  if (auto rec = co_await find<cache::FsRecord>(store_, k); rec && windows_.fresh(rec->expires)) {
+  if (auto rec = co_await find<cache::FsRecord>(store_, k); rec && windows_.fresh_fs(rec->expires, kind)) {
     Res res;
     try {
       xdr::Reader r(std::span<const std::uint8_t>(reinterpret_cast<const std::uint8_t*>(rec->xdr.data()),

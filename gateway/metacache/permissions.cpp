@@ -12,7 +12,7 @@ cache::CredKey Permissions::key(const Credentials& cred, const nfs3::FileHandle&
 
 std::optional<std::uint32_t> Permissions::granted(const cache::AccessRecord* rec, const nfs3::Fattr& attr,
                                                   std::uint32_t asked) const {
-  if (!rec || rec->object != cache::Stamp::of(attr) || !windows_.fresh(rec->expires) ||
+  if (!rec || rec->object != cache::Stamp::of(attr) || !windows_.fresh_access(rec->expires) ||
       (asked & ~rec->asked) != 0) {
     return std::nullopt;
   }
@@ -63,7 +63,7 @@ void Permissions::learn(const Credentials& cred, const nfs3::FileHandle& fh,
       key(cred, fh), [&](const cache::AccessRecord* cur) -> std::optional<cache::AccessRecord> {
         cache::AccessRecord rec{stamp, asked, granted & asked, expires};
         // Answers about the same version of the object add up.
-        if (cur != nullptr && cur->object == stamp && windows_.fresh(cur->expires)) {
+        if (cur != nullptr && cur->object == stamp && windows_.fresh_access(cur->expires)) {
           rec.asked = cur->asked | asked;
           rec.granted = (cur->granted & ~asked) | (granted & asked);
           rec.expires = std::min(cur->expires, expires);

@@ -1,5 +1,12 @@
 // An export's coherency promise turned into expiry times (cache/coherency.h).
+//
+// The settings can be replaced while calls run (a configuration reload): they are
+// read through one atomic pointer (an acquire load, a plain load on x86), and
+// whoever calls set() keeps the settings it publishes alive for as long as this
+// object lives (nfsgw keeps every configuration generation; reloads are rare).
 #pragma once
+
+#include <atomic>
 
 #include "cache/clock.h"
 #include "cache/coherency.h"
@@ -10,33 +17,64 @@ namespace nfsgw::metacache {
 
 class Windows {
  public:
+  /// Starts with a copy of `settings`.
   Windows(const cache::CoherencySettings& settings, const cache::Clock& clock)
-      : s_(settings), clock_(clock) {}
+      : initial_(settings), cur_(&initial_), clock_(clock) {}
+  Windows(const Windows&) = delete;
+  Windows& operator=(const Windows&) = delete;
+
+  /// From now on, `settings` (which must outlive this object). Entries already
+  /// cached keep the expiry they were given; new answers get the new windows.
+  void set(const cache::CoherencySettings* settings) { cur_.store(settings, std::memory_order_release); }
+  const cache::CoherencySettings& settings() const { return s(); }
 
   cache::Millis now() const { return clock_.now_ms(); }
-  bool immutable() const { return s_.consistency == cache::Consistency::Immutable; }
-  bool strict() const { return s_.consistency == cache::Consistency::Strict; }
-  bool local_access_check() const { return s_.access_check == cache::AccessCheck::Local; }
+  bool immutable() const { return s().consistency == cache::Consistency::Immutable; }
+  bool strict() const { return s().consistency == cache::Consistency::Strict; }
+  bool local_access_check() const { return s().access_check == cache::AccessCheck::Local; }
 
   /// Still inside its window?
   bool fresh(cache::Millis expires) const { return now() < expires; }
+  /// The same for an entry of a kind, also bounded by that kind's window now: an
+  /// entry learnt under a longer window (before a reload shortened it, or under
+  /// immutable) is revalidated once its remaining time exceeds the window, so a
+  /// shorter window applies at once to what is cached. For entries learnt under
+  /// the current settings the bound always holds.
+  bool fresh_attr(const cache::AttrRecord& r) const {
+    const auto& set = s();
+    return within(r.expires, r.attr.type == nfs3::FileType::Dir ? set.dir_ttl : set.attr_ttl, set);
+  }
+  bool fresh_negative(cache::Millis expires) const { return within(expires, s().negative_ttl, s()); }
+  bool fresh_access(cache::Millis expires) const { return within(expires, s().access_ttl, s()); }
+  bool fresh_fs(cache::Millis expires, cache::FsKind k) const {
+    const auto& set = s();
+    return within(expires, k == cache::FsKind::Fsstat ? set.fsstat_ttl : set.fsinfo_ttl, set);
+  }
 
   cache::Millis attr_expiry(const nfs3::Fattr& a) const {
-    return until(a.type == nfs3::FileType::Dir ? s_.dir_ttl : s_.attr_ttl);
+    return until(a.type == nfs3::FileType::Dir ? s().dir_ttl : s().attr_ttl);
   }
-  cache::Millis negative_expiry() const { return until(s_.negative_ttl); }
-  cache::Millis access_expiry() const { return until(s_.access_ttl); }
+  cache::Millis negative_expiry() const { return until(s().negative_ttl); }
+  cache::Millis access_expiry() const { return until(s().access_ttl); }
   cache::Millis fs_expiry(cache::FsKind k) const {
-    return until(k == cache::FsKind::Fsstat ? s_.fsstat_ttl : s_.fsinfo_ttl);
+    return until(k == cache::FsKind::Fsstat ? s().fsstat_ttl : s().fsinfo_ttl);
   }
 
  private:
+  bool within(cache::Millis expires, cache::Duration window, const cache::CoherencySettings& set) const {
+    const cache::Millis t = now();
+    if (t >= expires) return false;
+    return set.consistency == cache::Consistency::Immutable || expires - t <= window.count();
+  }
   cache::Millis until(cache::Duration d) const {
     if (immutable()) return cache::kNever;
     return now() + d.count();
   }
 
-  cache::CoherencySettings s_;
+  const cache::CoherencySettings& s() const { return *cur_.load(std::memory_order_acquire); }
+
+  const cache::CoherencySettings initial_;
+  std::atomic<const cache::CoherencySettings*> cur_;
   const cache::Clock& clock_;
 };
 

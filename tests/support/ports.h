@@ -75,4 +75,9 @@ constexpr std::uint16_t kCrashOriginMountPort = 29501;
 constexpr std::uint16_t kCrashGatewayPort = 29502;
 constexpr std::uint16_t kCrashSmallDiskGatewayPort = 29503;
 
+/// reload_test: origin <- nfsgw whose configuration is reloaded under load.
+constexpr std::uint16_t kReloadOriginNfsPort = 29600;
+constexpr std::uint16_t kReloadOriginMountPort = 29601;
+constexpr std::uint16_t kReloadGatewayPort = 29602;
+
 }  // namespace integ

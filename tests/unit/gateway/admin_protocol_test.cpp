@@ -60,6 +60,14 @@ TEST(AdminProtocol, ParsesInvalidate) {
   EXPECT_THROW(parse_request("v1 invalidate /export /a b 0"), std::invalid_argument);  // raw space
 }
 
+TEST(AdminProtocol, ParsesReload) {
+  EXPECT_EQ(parse_request("v1 reload /etc/nfsgw.toml"), Request(ReloadRequest{"/etc/nfsgw.toml"}));
+  EXPECT_EQ(parse_request("v1 reload /a%20b.toml"), Request(ReloadRequest{"/a b.toml"}));
+  EXPECT_THROW(parse_request("v1 reload"), std::invalid_argument);
+  EXPECT_THROW(parse_request("v1 reload relative.toml"), std::invalid_argument);
+  EXPECT_THROW(parse_request("v1 reload /a /b"), std::invalid_argument);
+}
+
 TEST(AdminProtocol, RefusesOtherVersionsAndGarbageWithAClearMessage) {
   try {
     parse_request("v2 stats");
@@ -85,6 +93,8 @@ TEST(AdminProtocol, FormatThenParseIsTheIdentity) {
       StatsRequest{true},
       InvalidateRequest{"/export", "", false},
       InvalidateRequest{"/my export", "/with space/new\nline/100%", true},
+      ReloadRequest{"/etc/nfsgw/nfsgw.toml"},
+      ReloadRequest{"/etc/my conf/100%.toml"},
   };
   for (const auto& r : requests) {
     const std::string line = format_request(r);

@@ -75,6 +75,22 @@ class FakeCommands : public AdminCommands {
     return "dropped 3 entries under " + export_path + subpath;
   }
 
+  std::string reload(const std::string& config_path) override {
+    std::lock_guard lock(mu_);
+    threads_.push_back(std::this_thread::get_id());
+    reloads_.push_back(config_path);
+    if (refuse_reload_) throw std::invalid_argument("invalid configuration: bad file (the running configuration is kept)");
+    return "applied: export /ex port: dir_ttl: \"30s\" -> \"1s\"\nneeds a restart: [server] threads: 4 -> 8\n";
+  }
+  std::vector<std::string> reloads() {
+    std::lock_guard lock(mu_);
+    return reloads_;
+  }
+  void refuse_reload() {
+    std::lock_guard lock(mu_);
+    refuse_reload_ = true;
+  }
+
   void gate() {
     std::lock_guard lock(mu_);
     gated_ = true;
@@ -106,6 +122,8 @@ class FakeCommands : public AdminCommands {
   int entered_ = 0;
   std::vector<std::thread::id> threads_;
   std::vector<Invalidation> calls_;
+  std::vector<std::string> reloads_;
+  bool refuse_reload_ = false;
 };
 
 struct Reply {
@@ -344,6 +362,31 @@ TEST_F(AdminServerTest, CliSplitsTheTargetAgainstTheConfiguredExports) {
   EXPECT_EQ(cli({"nfsgw", "stats"}).code, 2);  // usage
   EXPECT_EQ(cli({"nfsgw", "invalidate", "--config", cfg}).code, 2);
   EXPECT_EQ(cli({"nfsgw", "stats", "--config", dir_ + "/missing.toml"}).code, kExitError);
+}
+
+TEST_F(AdminServerTest, ReloadSendsTheAbsolutePathAndPrintsTheAnswer) {
+  start_server();
+  const std::string cfg = write_config();
+  Reply r = cli({"nfsgw", "reload", "--config", cfg});
+  EXPECT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_EQ(r.out, "applied: export /ex port: dir_ttl: \"30s\" -> \"1s\"\nneeds a restart: [server] threads: 4 -> 8\n");
+  ASSERT_EQ(fake_.reloads(), std::vector<std::string>{cfg});
+  for (const auto& id : fake_.threads()) EXPECT_NE(id, io_thread_id_);
+
+  fake_.refuse_reload();
+  r = cli({"nfsgw", "reload", "--config", cfg});
+  EXPECT_EQ(r.code, kExitError);
+  EXPECT_NE(r.err.find("invalid configuration: bad file (the running configuration is kept)"), std::string::npos)
+      << r.err;
+
+  // A file the command itself cannot read never reaches nfsgw, and says why.
+  std::ofstream(dir_ + "/bad.toml") << "[[export]]\npath = \"/x\"\norigin = \"nfs://f/x\"\nsquash = \"maybe\"\n";
+  r = cli({"nfsgw", "reload", "--config", dir_ + "/bad.toml"});
+  EXPECT_EQ(r.code, kExitError);
+  EXPECT_NE(r.err.find("invalid configuration: " + dir_ + "/bad.toml:4: export[0].squash"), std::string::npos) << r.err;
+  EXPECT_EQ(fake_.reloads().size(), 2u);
+  EXPECT_EQ(cli({"nfsgw", "reload"}).code, 2);  // usage
+  EXPECT_EQ(cli({"nfsgw", "reload", "--config", cfg, "extra"}).code, 2);
 }
 
 TEST_F(AdminServerTest, CommandErrorsBecomeErrorLines) {

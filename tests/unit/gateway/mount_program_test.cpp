@@ -308,5 +308,30 @@ TEST_F(MountWireTest, OverlongPathIsGarbageArgs) {
   EXPECT_EQ(rep.header.accept, rpc::AcceptStat::GarbageArgs);
 }
 
+// A configuration reload (MountProgram::update): a removed export is refused and
+// leaves DUMP and EXPORT, an added one is mountable, changed clients apply.
+TEST_F(MountProgramTest, ReloadRemovesAddsAndChangesExports) {
+  ASSERT_EQ(mnt("/export").status, Status::Ok);
+  ASSERT_EQ(mnt("/lan", "127.0.0.1").status, Status::Acces);
+  ASSERT_EQ(mount.dump("127.0.0.1").size(), 1u);
+  std::vector<config::ExportConfig> next{
+      make_export("/lan", kLanId, config::Access::ReadWrite, config::Squash::Root, {"127.0.0.0/8"}),
+      make_export("/added", 0x6666, config::Access::ReadOnly, config::Squash::All)};
+  mount.update(next);
+  EXPECT_EQ(mnt("/export").status, Status::NoEnt);
+  EXPECT_EQ(mnt("/export/a").status, Status::NoEnt);
+  EXPECT_TRUE(mount.dump("127.0.0.1").empty());  // the removed export's mount is gone
+  const auto added = mnt("/added");
+  ASSERT_EQ(added.status, Status::Ok);
+  EXPECT_EQ(added.fhandle, codec.root(0x6666));
+  EXPECT_EQ(mnt("/lan", "127.0.0.1").status, Status::Ok);
+  std::vector<std::string> listed;
+  for (const auto& e : mount.exports("127.0.0.1")) listed.push_back(e.dir);
+  EXPECT_EQ(listed, (std::vector<std::string>{"/lan", "/added"}));
+  mount.update(exports);  // and back
+  EXPECT_EQ(mnt("/export").status, Status::Ok);
+  EXPECT_EQ(mnt("/added").status, Status::NoEnt);
+}
+
 }  // namespace
 }  // namespace nfsgw::test
