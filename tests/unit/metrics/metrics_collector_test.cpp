@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <regex>
+#include <fstream>
 #include <set>
 #include <sstream>
 #include <string>
@@ -167,6 +168,59 @@ TEST(MetricsCollector, MetersAreMatchedToExportsByPathAfterAReload) {
 TEST(MetricsCollector, MissingSourcesLeaveTheirFamiliesOut) {
   const std::string t = scrape(MetricsCollector(MetricsSources{}));
   EXPECT_EQ(t, "");
+}
+
+}  // namespace
+}  // namespace nfsgw::metrics
+
+namespace nfsgw::metrics {
+namespace {
+
+/// Every nfsgw_ name in a file (from the line `from` on, when given), with a
+/// histogram's _bucket/_count/_sum suffix taken off.
+std::set<std::string> names_in(const std::string& path, const std::string& from = "") {
+  std::ifstream in(path);
+  EXPECT_TRUE(in) << path;
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string s = text.str();
+  if (!from.empty()) {
+    const auto at = s.find("\n" + from + "\n");
+    EXPECT_NE(at, std::string::npos) << path << " has no line " << from;
+    if (at != std::string::npos) s = s.substr(at);
+  }
+  std::set<std::string> out;
+  const std::regex name("nfsgw_[a-z_]*[a-z]");
+  for (auto it = std::sregex_iterator(s.begin(), s.end(), name); it != std::sregex_iterator(); ++it) {
+    std::string n = it->str();
+    for (const char* suffix : {"_bucket", "_count", "_sum"}) {
+      const std::string sfx = suffix;
+      if (n.size() > sfx.size() && n.compare(n.size() - sfx.size(), sfx.size(), sfx) == 0 &&
+          n.find("_seconds") != std::string::npos)
+        n.resize(n.size() - sfx.size());
+    }
+    out.insert(n);
+  }
+  return out;
+}
+
+std::set<std::string> families_of_a_busy_gateway() {
+  Fixture fx;
+  fx.client.record(nfs3::Proc::Getattr, nfs3::Status::Stale, 1000);
+  fx.origin.record(nfs3::Proc::Getattr, nfs3::Status::Stale, 1000);
+  std::set<std::string> out;
+  for (const auto& f : MetricsCollector(fx.sources()).Collect()) out.insert(f.name);
+  return out;
+}
+
+TEST(MetricsCollector, TheDashboardAndTheOperationsGuideNameOnlyRealFamilies) {
+  const auto real = families_of_a_busy_gateway();
+  const auto dashboard = names_in(NFSGW_SOURCE_DIR "/docs/grafana-nfsgw.json");
+  EXPECT_GE(dashboard.size(), 10u);
+  for (const auto& n : dashboard) EXPECT_TRUE(real.count(n)) << "docs/grafana-nfsgw.json uses " << n;
+  const auto guide = names_in(NFSGW_SOURCE_DIR "/docs/operations.md", "## Metrics");
+  for (const auto& n : guide) EXPECT_TRUE(real.count(n)) << "docs/operations.md names " << n;
+  for (const auto& n : real) EXPECT_TRUE(guide.count(n)) << "docs/operations.md does not describe " << n;
 }
 
 }  // namespace
