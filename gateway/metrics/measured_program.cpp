@@ -17,11 +17,11 @@ Awaitable<void> MeasuredProgram::null(const CallContext& ctx) {
 }
 
 // Each procedure: time the call below, count its status, hand the result back.
-#define NFSGW_MEASURED(method, Proc, Res, Args)                                         \
+#define NFSGW_MEASURED(method, P, Res, Args)                                            \
   Awaitable<nfs3::Res> MeasuredProgram::method(const CallContext& ctx, nfs3::Args args) { \
     const std::uint64_t t0 = clock_();                                                  \
     nfs3::Res res = co_await next_.method(ctx, std::move(args));                        \
-    meter_.record(nfs3::Proc::Proc, res.status, clock_() - t0);                         \
+    meter_.record(nfs3::Proc::P, res.status, clock_() - t0);                            \
     co_return res;                                                                      \
   }
 
