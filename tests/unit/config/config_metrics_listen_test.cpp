@@ -6,6 +6,7 @@
 
 #include "config/config.h"
 #include "config/listen_address.h"
+#include "config/reload_plan.h"
 #include "config_test_helpers.h"
 
 using namespace nfsgw::config;
@@ -61,4 +62,13 @@ TEST(ListenAddress, Parts) {
   EXPECT_EQ(b->host, "fe80::1");
   EXPECT_EQ(b->port, 65535);
   EXPECT_TRUE(b->v6);
+}
+
+TEST(ConfigMetricsListen, AChangeWaitsForARestart) {
+  const Config running = parse_config("[server]\nmetrics_listen = \"127.0.0.1:9464\"\n" + kExport);
+  const Config next = parse_config("[server]\nmetrics_listen = \"127.0.0.1:9465\"\n" + kExport);
+  const ReloadPlan plan = plan_reload(running, next);
+  ASSERT_EQ(plan.needs_restart.size(), 1u);
+  EXPECT_NE(plan.needs_restart[0].find("[server] metrics_listen"), std::string::npos) << plan.needs_restart[0];
+  EXPECT_TRUE(plan_reload(running, running).unchanged());
 }
