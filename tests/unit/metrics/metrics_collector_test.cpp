@@ -144,8 +144,9 @@ TEST(MetricsCollector, NamesFollowPrometheusConventions) {
     EXPECT_FALSE(f.help.empty()) << f.name;
     const bool total = f.name.size() > 6 && f.name.compare(f.name.size() - 6, 6, "_total") == 0;
     EXPECT_EQ(total, f.type == prometheus::MetricType::Counter) << f.name << ": counters and only they end in _total";
-    if (f.type == prometheus::MetricType::Histogram)
+    if (f.type == prometheus::MetricType::Histogram) {
       EXPECT_EQ(f.name.compare(f.name.size() - 8, 8, "_seconds"), 0) << f.name;
+    }
   }
 }
 
