@@ -63,6 +63,9 @@ struct ServerConfig {
   /// A connection on which nothing moved for this long, no call running, is
   /// closed (clients reconnect). Zero: never.
   std::chrono::milliseconds idle_timeout = std::chrono::minutes(6);
+  /// "ADDRESS:PORT" of the Prometheus endpoint (GET /metrics), such as
+  /// "127.0.0.1:9464" or "[::1]:9464". Empty: no endpoint.
+  std::string metrics_listen;
 };
 
 struct CacheConfig {

@@ -23,6 +23,7 @@
 
 #include "config/config.h"
 #include "config/duration.h"
+#include "config/listen_address.h"
 #include "config/nesting_check.h"
 #include "config/utf8_check.h"
 
@@ -186,7 +187,7 @@ class Reader {
     only_keys(t, "server",
               {"listen", "nfs_port", "mount_port", "threads", "register_rpcbind", "max_record_bytes",
                "max_connections", "max_calls_in_flight", "max_calls_in_flight_total", "max_pending_mb",
-               "max_pending_mb_per_connection", "idle_timeout"});
+               "max_pending_mb_per_connection", "idle_timeout", "metrics_listen"});
     if (get_string(t, "listen", "server.listen", s.listen)) {
       unsigned char buf[16];
       if (inet_pton(AF_INET, s.listen.c_str(), buf) != 1 &&
@@ -194,6 +195,15 @@ class Reader {
         fail(find(t, "listen"), "server.listen",
              quote(s.listen) + " is not an IP address; allowed: an IPv4 or IPv6 address such as "
                                "\"0.0.0.0\", \"127.0.0.1\" or \"::\" (host names are not resolved)");
+      }
+    }
+    if (get_string(t, "metrics_listen", "server.metrics_listen", s.metrics_listen)) {
+      std::string why;
+      if (!valid_listen_address(s.metrics_listen, &why)) {
+        fail(find(t, "metrics_listen"), "server.metrics_listen",
+             quote(s.metrics_listen) + " is not an address to listen on: " + why +
+                 "; allowed: \"IPv4:PORT\" or \"[IPv6]:PORT\" with a port 1..65535, such as \"127.0.0.1:9464\" "
+                 "or \"[::1]:9464\" (host names are not resolved; leave the key out for no endpoint)");
       }
     }
     std::int64_t i = 0;

@@ -77,6 +77,7 @@ void diff_server(ReloadPlan& plan, const ServerConfig& r, ServerConfig next) {
   d.restart("max_pending_mb", r.max_pending_mb, next.max_pending_mb);
   d.restart("max_pending_mb_per_connection", r.max_pending_mb_per_connection, next.max_pending_mb_per_connection);
   d.restart("idle_timeout", r.idle_timeout, next.idle_timeout);
+  d.restart("metrics_listen", r.metrics_listen, next.metrics_listen);
 }
 
 void diff_cache(ReloadPlan& plan, const CacheConfig& r, CacheConfig next) {

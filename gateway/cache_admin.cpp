@@ -57,6 +57,7 @@ metacache::Report CacheAdmin::report() {
   }
   r.store = store_.usage();
   if (blocks_) r.blocks = blocks_->usage();
+  if (duplicate_counts_) r.duplicates = duplicate_counts_();
   return r;
 }
 

@@ -31,6 +31,11 @@ class CacheAdmin final : public admin::AdminCommands {
   CacheAdmin(cache::MetadataStore& store, cache::BlockStore* blocks, std::vector<Export> exports)
       : store_(store), blocks_(blocks), exports_(std::move(exports)) {}
 
+  /// Where report() reads the duplicate request cache's counts (unset: none).
+  void use_duplicate_counts(std::function<metacache::DuplicateCounts()> counts) {
+    duplicate_counts_ = std::move(counts);
+  }
+
   metacache::Report report() override;
   std::string invalidate(const std::string& export_path, const std::string& subpath,
                          bool recursive) override;
@@ -50,6 +55,7 @@ class CacheAdmin final : public admin::AdminCommands {
   mutable std::mutex mu_;  // guards exports_
   std::vector<Export> exports_;
   std::function<std::string(const std::string&)> reload_;
+  std::function<metacache::DuplicateCounts()> duplicate_counts_;
 };
 
 }  // namespace nfsgw

@@ -19,6 +19,9 @@
 #include "gateway/datacache/data_cache.h"
 #include "gateway/handle_translator.h"
 #include "gateway/metacache/metadata_cache.h"
+#include "gateway/metrics/measured_program.h"
+#include "gateway/metrics/metrics_collector.h"
+#include "gateway/metrics/metrics_endpoint.h"
 #include "gateway/mount_program.h"
 #include "gateway/reload/config_reloader.h"
 #include "gateway/rpc/dispatcher.h"
@@ -57,6 +60,10 @@ struct GatewayApp::Stack {
   datacache::DataCache* data = nullptr;
   ExportRoute route;
   CacheAdmin::Export admin;
+  // [server] metrics_listen: what clients waited for and what the origin took.
+  std::string path;
+  const metrics::CallMeter* client_meter = nullptr;
+  const metrics::CallMeter* origin_meter = nullptr;
 };
 
 struct GatewayApp::Parts {
@@ -67,6 +74,11 @@ struct GatewayApp::Parts {
   std::optional<cache::ExportRoots> roots;
   std::optional<cache::HandleCodec> codec;
   std::vector<std::unique_ptr<upstream::Forwarder>> forwarders;
+  // [server] metrics_listen: per export a meter of what clients waited for and one
+  // of what the origin took, and the layers feeding them (above the forwarders,
+  // below the caches: destroyed after the layers that call them).
+  std::vector<std::unique_ptr<metrics::CallMeter>> meters;
+  std::vector<std::unique_ptr<metrics::MeasuredProgram>> measured;
   std::vector<std::unique_ptr<metacache::MetadataCache>> caches;
   // The data cache: its block store (files under <dir>/data, its own small index),
   // the layers using it, and the pool they do their file I/O on. Destroyed pool
@@ -91,6 +103,9 @@ struct GatewayApp::Parts {
   // Removed exports' forwarders stop when these fire (cancelled by stop()).
   std::vector<std::shared_ptr<asio::steady_timer>> retiring;
   std::optional<reload::ConfigReloader> reloader;
+  // [server] metrics_listen: the endpoint, destroyed first (its threads read
+  // everything else).
+  std::unique_ptr<metrics::MetricsEndpoint> metrics_endpoint;
 };
 
 GatewayApp::GatewayApp(config::Config cfg, std::string config_path)
@@ -133,6 +148,10 @@ GatewayApp::GatewayApp(config::Config cfg, std::string config_path)
   p.dispatcher.add(rpc::make_mount3_table(*p.mount));
   p.dispatcher.add(rpc::make_mount1_table(*p.mount));
   p.cache_admin.emplace(*p.metadata, p.blocks.get(), std::move(admin_exports));
+  p.cache_admin->use_duplicate_counts([d = &p.duplicates] {
+    const auto c = d->counts();
+    return metacache::DuplicateCounts{c.replayed, c.waited, c.entries};
+  });
   p.reloader.emplace(cfg_, config_path_, [this](const config::Config& now, const config::ReloadPlan& plan) {
     return apply(now, plan);
   });
@@ -149,6 +168,24 @@ GatewayApp::GatewayApp(config::Config cfg, std::string config_path)
   limits.max_calls_in_flight_total = cfg_.server.max_calls_in_flight_total;
   limits.max_pending_bytes_total = static_cast<std::size_t>(cfg_.server.max_pending_mb) << 20;
   p.server.emplace(io_, p.dispatcher, limits);
+  // The metrics endpoint before the NFS listeners: an address it cannot bind stops
+  // the start before any client can connect.
+  if (!cfg_.server.metrics_listen.empty()) {
+    metrics::MetricsSources sources;
+    sources.report = [a = &*p.cache_admin] { return a->report(); };
+    sources.server = [s = &*p.server] { return s->usage(); };
+    sources.duplicates = [d = &p.duplicates] { return d->counts(); };
+    // The exports served now (a reload adds and removes some).
+    sources.exports = [&p] {
+      std::lock_guard lock(p.stacks_mu);
+      std::vector<metrics::MetricsSources::Export> out;
+      for (const auto& [id, st] : p.serving) out.push_back({st->path, st->client_meter, st->origin_meter});
+      return out;
+    };
+    p.metrics_endpoint = std::make_unique<metrics::MetricsEndpoint>(
+        cfg_.server.metrics_listen, std::make_shared<metrics::MetricsCollector>(std::move(sources)));
+    spdlog::info("metrics: http://{}/metrics", cfg_.server.metrics_listen);
+  }
   nfs_port_ = p.server->listen(cfg_.server.listen, cfg_.server.nfs_port);
   std::uint16_t mount_port = nfs_port_;
   if (cfg_.server.mount_port != 0 && cfg_.server.mount_port != nfs_port_)
@@ -163,10 +200,19 @@ GatewayApp::Stack& GatewayApp::build_export(const config::ExportConfig& e) {
   auto& fwd = p.forwarders.emplace_back(std::make_unique<upstream::Forwarder>(io_, e));
   upstream::Forwarder* f = fwd.get();
   st->forwarder = f;
-  Nfs3Program* top = f;
+  st->path = e.path;
+  // With metrics on, a MeasuredProgram over `inner` feeding a new meter.
+  const bool metrics_on = !cfg_.server.metrics_listen.empty();
+  auto measure = [&p](Nfs3Program& inner, const metrics::CallMeter*& meter_out) -> Nfs3Program* {
+    metrics::CallMeter* meter = p.meters.emplace_back(std::make_unique<metrics::CallMeter>()).get();
+    meter_out = meter;
+    return p.measured.emplace_back(std::make_unique<metrics::MeasuredProgram>(inner, *meter)).get();
+  };
+  Nfs3Program* origin_side = metrics_on ? measure(*f, st->origin_meter) : f;
+  Nfs3Program* top = origin_side;
   metacache::MetadataCache* mc = nullptr;
   if (e.coherency.enabled) {
-    p.caches.push_back(std::make_unique<metacache::MetadataCache>(*f, *p.metadata, e.id, e.coherency,
+    p.caches.push_back(std::make_unique<metacache::MetadataCache>(*origin_side, *p.metadata, e.id, e.coherency,
                                                                   cache::wall_clock()));
     mc = p.caches.back().get();
     // Reads the settings through a pointer from now on, so that reloads can change them.
@@ -187,6 +233,7 @@ GatewayApp::Stack& GatewayApp::build_export(const config::ExportConfig& e) {
   }
   st->cache = mc;
   st->data = dc;
+  if (metrics_on) top = measure(*top, st->client_meter);
   // The root handle the origin gave last time answers at once, so that a
   // restarted nfsgw serves its cache before (or without) the origin's MNT.
   std::optional<nfs3::FileHandle> stored = p.roots->load(e.id);
@@ -305,6 +352,8 @@ void GatewayApp::open_block_store() {
 }
 
 GatewayApp::~GatewayApp() {
+  // Stop answering scrapes before what they read goes away.
+  parts_->metrics_endpoint.reset();
   // Unregister first, so clients stop finding a gateway that is going away.
   parts_->rpcbind.reset();
 }

@@ -11,6 +11,7 @@ PKGS=(
   # libraries
   libboost-dev libboost-system-dev libnfs-dev libtirpc-dev librocksdb-dev
   libspdlog-dev libfmt-dev libtoml11-dev libssl-dev libgtest-dev libgmock-dev
+  prometheus-cpp-dev  # the metrics endpoint (pulls libprometheus-cpp-pull)
   # the loopback origin and real clients used by the demo and the tests
   rpcbind nfs-ganesha nfs-ganesha-vfs libnfs-utils
   # the Linux kernel NFS client under qemu (tests/kernel)
@@ -18,7 +19,7 @@ PKGS=(
   # the fuzz targets (tests/fuzz): clang 14 and its libFuzzer and sanitizer runtimes
   clang-14 libclang-rt-14-dev
   # misc tools used by scripts and tests
-  procps psmisc coreutils
+  procps psmisc coreutils curl  # curl: the metrics test scrapes the endpoint
   python3-yaml systemd strace  # tests/packaging: parse manifests, check the systemd unit
 )
 missing=()

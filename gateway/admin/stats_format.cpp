@@ -125,6 +125,13 @@ std::string store_section(const cache::StoreUsage& s) {
   return out;
 }
 
+std::string duplicates_section(const metacache::DuplicateCounts& d) {
+  return fmt::format(
+      "duplicate request cache\n  {} calls remembered; retransmissions: {} answered with the kept reply, {} waited "
+      "for the first call\n",
+      d.entries, d.replayed, d.waited);
+}
+
 std::string json_string(std::string_view s) {
   std::string out = "\"";
   for (const char ch : s) {
@@ -167,6 +174,7 @@ std::string format_stats_text(const metacache::Report& report) {
   }
   out += store_section(report.store);
   if (report.blocks) out += blocks_section(*report.blocks);
+  if (report.duplicates) out += duplicates_section(*report.duplicates);
   return out;
 }
 
@@ -222,6 +230,11 @@ std::string format_stats_json(const metacache::Report& report) {
         b.evicted_blocks, b.evicted_bytes);
   } else {
     out += ",\"data_store\":null";
+  }
+  if (report.duplicates) {
+    const auto& d = *report.duplicates;
+    out += fmt::format(",\"duplicate_cache\":{{\"entries\":{},\"replayed\":{},\"waited\":{}}}", d.entries,
+                       d.replayed, d.waited);
   }
   out += "}\n";
   return out;

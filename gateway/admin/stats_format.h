@@ -14,7 +14,9 @@ std::string format_size(std::uint64_t bytes);
 /// Per export: a header (path, cache on/off, consistency) and one row per
 /// procedure that had calls (calls, hits, misses, revalidations, origin calls,
 /// hit %); then the store: entries and bytes per record kind in memory and on
-/// disk, evictions, and whether the disk failed. Lines end with '\n'.
+/// disk, evictions, and whether the disk failed; then the data store, and the
+/// duplicate request cache (calls remembered, retransmissions replayed and
+/// waited) when the report has them. Lines end with '\n'.
 std::string format_stats_text(const metacache::Report& report);
 
 /// The same figures as one line of JSON (sizes in bytes; procedures without calls

@@ -71,8 +71,16 @@ struct ExportReport {
   datacache::DataCounts data;
 };
 
+/// The duplicate request cache (gateway/rpc/duplicate_cache.h), gateway-wide.
+struct DuplicateCounts {
+  std::uint64_t replayed = 0;  // retransmissions answered with the kept reply
+  std::uint64_t waited = 0;    // retransmissions that waited for the first call
+  std::uint64_t entries = 0;   // calls remembered now
+};
+
 struct Report {
   std::vector<ExportReport> exports;
+  std::optional<DuplicateCounts> duplicates;  // when the gateway has one
   cache::StoreUsage store;
   std::optional<cache::BlockUsage> blocks;  // the data cache's store, when there is one
 };

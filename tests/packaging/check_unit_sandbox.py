@@ -31,6 +31,7 @@ import packaging_lib as lib  # noqa: E402
 from check_systemd import parse_unit  # noqa: E402
 
 NFS_PORT = 20749
+METRICS_PORT = 20799  # phase 2: the Prometheus endpoint's threads run under the filter too
 ORIGIN_NFS, ORIGIN_MNT = 20790, 20748
 USER = 65534  # nobody: the unit's user need not exist here
 
@@ -138,10 +139,11 @@ def main():
             f.write(big)
         cfg = os.path.join(w, "nfsgw.toml")
 
-        def write_config(register):
+        def write_config(register, metrics=False):
             with open(cfg, "w") as f:
                 f.write(f'[server]\nlisten = "127.0.0.1"\nnfs_port = {NFS_PORT}\n'
                         f'register_rpcbind = {"true" if register else "false"}\n'
+                        + (f'metrics_listen = "127.0.0.1:{METRICS_PORT}"\n' if metrics else '') +
                         f'[cache]\ndir = "{cache}"\nmemory_mb = 64\n'
                         f'[[export]]\npath = "/export"\n'
                         f'origin = "nfs://127.0.0.1{export}?nfsport={ORIGIN_NFS}&mountport={ORIGIN_MNT}"\n'
@@ -172,7 +174,7 @@ def main():
             c.expect(registrations() == [], "phase 1", f"registrations left after SIGTERM: {registrations()}")
 
         # 2. In front of ganesha, under strace.
-        write_config(False)
+        write_config(False, metrics=True)
         state = os.path.join(w, "origin")
         r = subprocess.run(["bash", origin_sh, "start", state, export, str(ORIGIN_NFS), str(ORIGIN_MNT)],
                            capture_output=True, text=True, timeout=120)
@@ -209,6 +211,10 @@ def main():
                 c.expect(r.returncode == 0 and "GETATTR" in r.stdout, "phase 2", f"stats: rc {r.returncode} {r.stderr}")
                 r = as_user([nfsgw, "invalidate", "--config", cfg, "/export", "--recursive"])
                 c.expect(r.returncode == 0, "phase 2", f"invalidate: rc {r.returncode} {r.stderr}")
+                r = subprocess.run(["curl", "-sS", "--fail", "--max-time", "10",
+                                    f"http://127.0.0.1:{METRICS_PORT}/metrics"], capture_output=True, text=True, timeout=30)
+                c.expect(r.returncode == 0 and "nfsgw_cache_hits_total" in r.stdout, "phase 2",
+                         f"a scrape of the metrics endpoint: rc {r.returncode} {r.stderr} {r.stdout[:200]}")
         finally:
             # SIGTERM to nfsgw itself (strace's child), as systemd would send it.
             kids = subprocess.run(["pgrep", "-P", str(p.pid)], capture_output=True, text=True).stdout.split()

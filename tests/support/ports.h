@@ -80,4 +80,11 @@ constexpr std::uint16_t kReloadOriginNfsPort = 29600;
 constexpr std::uint16_t kReloadOriginMountPort = 29601;
 constexpr std::uint16_t kReloadGatewayPort = 29602;
 
+/// metrics_test: origin <- nfsgw with its Prometheus endpoint, scraped with curl.
+constexpr std::uint16_t kMetricsOriginNfsPort = 29700;
+constexpr std::uint16_t kMetricsOriginMountPort = 29701;
+constexpr std::uint16_t kMetricsGatewayPort = 29702;
+constexpr std::uint16_t kMetricsEndpointPort = 29703;
+constexpr std::uint16_t kMetricsSecondGatewayPort = 29704;
+
 }  // namespace integ

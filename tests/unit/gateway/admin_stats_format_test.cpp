@@ -181,5 +181,28 @@ TEST(StatsFormat, JsonCarriesTheDataCacheFigures) {
   EXPECT_EQ(j.find('\n'), j.size() - 1) << "one line";
 }
 
+TEST(StatsFormat, TextShowsTheDuplicateRequestCache) {
+  metacache::Report r = sample_report();
+  EXPECT_EQ(format_stats_text(r).find("duplicate request cache"), std::string::npos)
+      << "a report without the counts shows no section";
+  r.duplicates = metacache::DuplicateCounts{5, 2, 31};
+  const std::string t = format_stats_text(r);
+  EXPECT_NE(t.find("duplicate request cache\n  31 calls remembered; retransmissions: 5 answered with the kept "
+                   "reply, 2 waited for the first call\n"),
+            std::string::npos)
+      << t;
+}
+
+TEST(StatsFormat, JsonCarriesTheDuplicateRequestCache) {
+  metacache::Report r = sample_report();
+  EXPECT_EQ(format_stats_json(r).find("duplicate_cache"), std::string::npos);
+  r.duplicates = metacache::DuplicateCounts{5, 2, 31};
+  const std::string j = format_stats_json(r);
+  EXPECT_NE(j.find(R"("data_store":null,"duplicate_cache":{"entries":31,"replayed":5,"waited":2}})"),
+            std::string::npos)
+      << j;
+  EXPECT_EQ(j.find('\n'), j.size() - 1) << "one line";
+}
+
 }  // namespace
 }  // namespace nfsgw::admin

@@ -1,0 +1,53 @@
+// The Prometheus families of nfsgw, built at scrape time from the counters the
+// gateway keeps anyway: the metadata cache's per-export counters and its store's
+// usage (the same report `nfsgw stats` prints), the data cache's counts, the
+// server's connections and calls in flight, the duplicate request cache, and the
+// CallMeters of the measured layers (latency and errors). Nothing here is on a
+// call's path: Collect() runs on the endpoint's thread and only reads.
+//
+// Names follow Prometheus' conventions: `nfsgw_` prefix, `_total` on counters,
+// base units (`_seconds`, `_bytes`); labels `export`, `proc`, `status`, `kind`,
+// `tier`. docs/operations.md lists every family.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <prometheus/collectable.h>
+#include <prometheus/metric_family.h>
+
+#include "gateway/metacache/metacache_stats.h"
+#include "gateway/metrics/call_meter.h"
+#include "gateway/rpc/duplicate_cache.h"
+#include "gateway/server/call_budget.h"
+
+namespace nfsgw::metrics {
+
+/// Where the collector reads. Every function is called once per scrape, from the
+/// endpoint's thread; each must be safe to call then.
+struct MetricsSources {
+  /// Per export the cache counters, and the stores.
+  std::function<metacache::Report()> report;
+  std::function<server::CallBudget::Usage()> server;
+  std::function<rpc::DuplicateCacheCounts()> duplicates;
+  struct Export {
+    std::string path;                   // the `export` label
+    const CallMeter* client = nullptr;  // what clients waited for
+    const CallMeter* origin = nullptr;  // what the origin took
+  };
+  /// The exports served now (a reload adds and removes some); their cache counters
+  /// are found in `report` by path.
+  std::function<std::vector<Export>()> exports;
+};
+
+class MetricsCollector final : public prometheus::Collectable {
+ public:
+  explicit MetricsCollector(MetricsSources sources) : sources_(std::move(sources)) {}
+  std::vector<prometheus::MetricFamily> Collect() const override;
+
+ private:
+  MetricsSources sources_;
+};
+
+}  // namespace nfsgw::metrics
