@@ -3,8 +3,11 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "protocol/auth_groups.h"
@@ -22,23 +25,76 @@ struct Credentials {
   bool auth_none = false;
 };
 
+/// One client connection's "the client has gone" flag, raised by the server once
+/// the connection has closed (gateway/server/connection.h). Always owned by a
+/// shared_ptr (the connection's): calls see it through a plain pointer, and only
+/// work that may outlive its call (a call sent to the origin) takes a share of it
+/// (weak_from_this), so a call served from the caches costs no reference count.
+/// Work that waits without polling (a waiter of a shared fetch, single_flight.h)
+/// asks to be told when it rises (on_raise).
+class CallerGone : public std::enable_shared_from_this<CallerGone> {
+ public:
+  std::atomic<bool> raised{false};
+
+  bool is_raised() const { return raised.load(std::memory_order_relaxed); }
+  /// Raises the flag and runs, on this thread, every hook still registered. Once.
+  void raise() {
+    std::vector<std::pair<std::uint64_t, std::function<void()>>> hooks;
+    {
+      std::lock_guard lock(mu_);
+      if (raised.exchange(true, std::memory_order_relaxed)) return;
+      hooks.swap(hooks_);
+    }
+    for (auto& h : hooks) h.second();
+  }
+  /// Keeps `hook` to be run once when the flag rises (it should only post or
+  /// hand over work). Returns its id for forget(), or 0 when the flag is raised
+  /// already: then `hook` is not kept and not run.
+  std::uint64_t on_raise(std::function<void()> hook) const {
+    std::lock_guard lock(mu_);
+    if (raised.load(std::memory_order_relaxed)) return 0;
+    hooks_.emplace_back(++last_id_, std::move(hook));
+    return last_id_;
+  }
+  /// Drops the hook `id` unless it has run (or is running) already.
+  void forget(std::uint64_t id) const {
+    std::lock_guard lock(mu_);
+    for (auto it = hooks_.begin(); it != hooks_.end(); ++it) {
+      if (it->first == id) {
+        hooks_.erase(it);
+        return;
+      }
+    }
+  }
+
+ private:
+  mutable std::mutex mu_;
+  mutable std::vector<std::pair<std::uint64_t, std::function<void()>>> hooks_;
+  mutable std::uint64_t last_id_ = 0;
+};
+
 struct CallContext {
   Credentials cred;
   std::uint32_t xid = 0;
   std::string client_address;  // textual peer address, for logs
   std::uint32_t export_id = 0; // set once the file handle has been verified
   std::uint32_t proc_flags = 0;  // rpc::flags of the procedure (Mutates, Idempotent, ...)
-  /// Raised (true) by the server once the caller's connection has closed: nobody
-  /// will read this call's reply, so work still waiting for the origin on its
-  /// behalf is abandoned (gateway/upstream/upstream_pool.h). Null: never raised.
-  std::shared_ptr<const std::atomic<bool>> caller_gone;
+  /// The caller's connection's flag: nobody will read this call's reply once it is
+  /// raised, so work still waiting for the origin on its behalf is abandoned
+  /// (gateway/upstream/upstream_pool.h). Null: never raised. Valid while the call
+  /// runs (the connection outlives its calls); work that may run after the call's
+  /// answer (detached, or shared with other callers) must not keep it: give it
+  /// shared_work(ctx) instead.
+  const CallerGone* caller_gone = nullptr;
+
+  bool caller_left() const { return caller_gone != nullptr && caller_gone->is_raised(); }
 };
 
 /// The context for work other callers may wait on too (a shared fetch, read-ahead,
 /// a background lookup of a permission): it goes on whoever of them leaves.
 inline CallContext shared_work(const CallContext& ctx) {
   CallContext shared = ctx;
-  shared.caller_gone.reset();
+  shared.caller_gone = nullptr;
   return shared;
 }
 

@@ -151,7 +151,12 @@ Awaitable<DataCache::Fetched> DataCache::block_from_origin(CallContext ctx, nfs3
   std::string flight = flight_key(fh, stamp, index);
   // Others may join this fetch: it is not abandoned when this caller leaves.
   auto fetch = [this, shared = shared_work(ctx), fh, stamp, index] { return fetch_block(shared, fh, stamp, index); };
-  co_return co_await flights_.run(std::move(flight), fetch, joined);
+  // A waiter whose client leaves gets JUKEBOX at once; the fetch goes on.
+  nfs3::ReadRes left;
+  left.status = nfs3::Status::Jukebox;
+  left.gateway_status = true;
+  SingleFlight<Fetched>::Leave leave{ctx.caller_gone, Fetched{nullptr, std::move(left)}};
+  co_return co_await flights_.run(std::move(flight), fetch, joined, std::move(leave));
 }
 
 Awaitable<DataCache::Fetched> DataCache::fetch_block(CallContext ctx, nfs3::FileHandle fh, cache::Stamp stamp,

@@ -65,7 +65,10 @@ Awaitable<MetadataCache::Fresh> MetadataCache::origin_getattr(const CallContext&
     co_return Fresh{Status::Ok, false, rec};
   };
   std::string flight = handle_key('g', fh);
-  co_return co_await getattr_flights_.run(std::move(flight), fetch);
+  // A waiter whose client leaves gets JUKEBOX at once; the fetch goes on. (Named:
+  // no braced temporary inside a co_await expression, GCC 12.)
+  SingleFlight<Fresh>::Leave leave{ctx.caller_gone, Fresh{Status::Jukebox, true, nullptr}};
+  co_return co_await getattr_flights_.run(std::move(flight), fetch, nullptr, std::move(leave));
 }
 
 MetadataCache::Fresh MetadataCache::fresh_in_memory(const nfs3::FileHandle& fh, bool force_origin) {
@@ -348,7 +351,11 @@ Awaitable<nfs3::LookupRes> MetadataCache::lookup(const CallContext& ctx, nfs3::L
     co_return res;
   };
   std::string flight = handle_key('l', dir) + '/' + name + '/' + cred_key(ctx.cred);
-  co_return co_await lookup_flights_.run(std::move(flight), fetch);
+  nfs3::LookupRes left;  // for a waiter whose client leaves; the fetch goes on
+  left.status = Status::Jukebox;
+  left.gateway_status = true;
+  SingleFlight<nfs3::LookupRes>::Leave leave{ctx.caller_gone, std::move(left)};
+  co_return co_await lookup_flights_.run(std::move(flight), fetch, nullptr, std::move(leave));
 }
 
 // ---- calls that only teach ----------------------------------------------------

@@ -135,7 +135,9 @@ Awaitable<ListingPtr> MetadataCache::listing_for(const CallContext& ctx, const n
   flight.append(reinterpret_cast<const char*>(dir.bytes.data()), dir.len);
   const CallContext shared_ctx = shared_work(ctx);  // others may join this fill
   auto fill = [&]() { return fill_listing(shared_ctx, dir, proc); };
-  Filled f = co_await fill_flights_.run(std::move(flight), fill, &shared);
+  // A waiter whose client leaves gets JUKEBOX at once (as shared); the fill goes on.
+  SingleFlight<Filled>::Leave leave{ctx.caller_gone, Filled{Status::Jukebox, true, {}, nullptr}};
+  Filled f = co_await fill_flights_.run(std::move(flight), fill, &shared, std::move(leave));
   if (!f.listing) {
     // The origin's own refusal goes back to the caller who asked it.
     if (!shared && f.status != Status::Ok) refused = f;

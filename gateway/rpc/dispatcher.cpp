@@ -141,8 +141,8 @@ std::vector<std::uint8_t> ReplyRecord::flat() const {
 
 void Dispatcher::add(ProgramVersion table) { tables_.push_back(std::move(table)); }
 
-Awaitable<ReplyRecord> Dispatcher::dispatch(std::span<const std::uint8_t> record, const std::string& peer,
-                                               std::shared_ptr<const std::atomic<bool>> caller_gone) const {
+Awaitable<ReplyRecord> Dispatcher::dispatch(std::span<const std::uint8_t> record, std::string peer,
+                                            const CallerGone* caller_gone) const {
   const auto xid = call_xid(record);
   if (!xid) co_return ReplyRecord{};
 
@@ -188,8 +188,8 @@ Awaitable<ReplyRecord> Dispatcher::dispatch(std::span<const std::uint8_t> record
     const Procedure& proc = table->procedures[h.proc];
     CallContext ctx;
     ctx.xid = h.xid;
-    ctx.client_address = peer;
-    ctx.caller_gone = std::move(caller_gone);
+    ctx.client_address = std::move(peer);  // used below instead of `peer`
+    ctx.caller_gone = caller_gone;
     ctx.proc_flags = proc.flags;
     AuthStat why = AuthStat::Ok;
     if (!take_credential(h, ctx, why)) {
@@ -197,7 +197,7 @@ Awaitable<ReplyRecord> Dispatcher::dispatch(std::span<const std::uint8_t> record
     } else {
       if (duplicates_ != nullptr && (proc.flags & flags::Mutates) != 0) {
         // A retransmission gets the first call's reply (duplicate_cache.h).
-        CallIdentity call{peer, h.xid, h.prog, h.vers, h.proc, ctx.cred.uid, ctx.cred.gid, r.rest()};
+        CallIdentity call{ctx.client_address, h.xid, h.prog, h.vers, h.proc, ctx.cred.uid, ctx.cred.gid, r.rest()};
         DuplicateCache::Seen seen = duplicates_->begin(call);
         switch (seen.kind) {
           case DuplicateCache::Seen::Kind::Replay:
@@ -232,7 +232,7 @@ Awaitable<ReplyRecord> Dispatcher::dispatch(std::span<const std::uint8_t> record
         try {
           outcome = co_await proc.handler(ctx, r, w);
         } catch (const std::exception& e) {
-          spdlog::error("{} from {} (xid {:#x}) failed: {}", proc.name, peer, h.xid, e.what());
+          spdlog::error("{} from {} (xid {:#x}) failed: {}", proc.name, ctx.client_address, h.xid, e.what());
         }
       }
       if (outcome != Outcome::Success) {

@@ -43,10 +43,12 @@ class Dispatcher {
   /// Handles one call record. Returns the reply as a complete record (record mark
   /// included, ready to write), or an empty one when nothing may be answered (not
   /// a call, or too short to carry an xid).
-  /// `caller_gone`, when given, is raised by the connection once the client has
-  /// gone (CallContext::caller_gone).
-  Awaitable<ReplyRecord> dispatch(std::span<const std::uint8_t> record, const std::string& peer,
-                                  std::shared_ptr<const std::atomic<bool>> caller_gone = {}) const;
+  /// `record` must stay valid until the returned awaitable completes; `peer` (the
+  /// client's address) is copied. `caller_gone`, when given, is the connection's
+  /// flag (CallContext::caller_gone): it must be owned by a shared_ptr and outlive
+  /// the call.
+  Awaitable<ReplyRecord> dispatch(std::span<const std::uint8_t> record, std::string peer,
+                                  const CallerGone* caller_gone = nullptr) const;
 
   /// What a connection needs to know of a call before it runs it, read from the
   /// record without running it. Never throws.

@@ -64,7 +64,7 @@ void Connection::close() {
   asio::dispatch(strand_, [self = shared_from_this()] {
     if (self->closed_) return;
     self->closed_ = true;
-    self->gone_->store(true, std::memory_order_relaxed);
+    self->gone_->raise();
     boost::system::error_code ec;
     self->socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ec);
     self->socket_.close(ec);
@@ -172,21 +172,17 @@ Awaitable<void> Connection::read_loop() {
       co_return;
     }
   }
-  // The client closed its sending side: answer what it already asked, then close.
-  // Calls still waiting for the origin a second later are given up (the pool
-  // answers them JUKEBOX): a client that closed will most likely never read them,
-  // and a frozen origin must not keep them, and their memory, for as long as it
-  // stays frozen.
-  asio::steady_timer grace(strand_);
-  grace.expires_after(std::chrono::seconds(1));
-  grace.async_wait([gone = gone_](const boost::system::error_code& ec) {
-    if (!ec) gone->store(true, std::memory_order_relaxed);
-  });
+  // The client closed its sending side (or the whole connection: the two look the
+  // same here). Linux's knfsd closes a transport on the client's FIN; nfsgw still
+  // writes the answers that are ready, but work waiting for the origin on this
+  // client's behalf is given up at once (the pool answers it JUKEBOX): a client
+  // that went away must not keep it, and its memory, for as long as a slow or
+  // frozen origin takes.
+  gone_->raise();
   while (in_flight_ > 0 && !closed_) {
     boost::system::error_code ec;
     co_await call_done_.async_wait(asio::redirect_error(use_awaitable, ec));
   }
-  grace.cancel();
   close();
 }
 
@@ -216,7 +212,9 @@ Awaitable<void> Connection::serve_call(std::vector<std::uint8_t> record, std::si
   auto self = shared_from_this();
   rpc::ReplyRecord reply;
   try {
-    reply = co_await dispatcher_.dispatch(record, peer_, gone_);
+    // Bound to a name first: no temporary (the peer's copy) inside co_await (GCC 12).
+    Awaitable<rpc::ReplyRecord> call = dispatcher_.dispatch(record, peer_, gone_.get());
+    reply = co_await std::move(call);
   } catch (const std::exception& e) {
     spdlog::error("{}: call failed: {}", peer_, e.what());
   }

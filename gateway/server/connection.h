@@ -88,9 +88,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::deque<rpc::ReplyRecord> replies_;
   bool writing_ = false;
   bool closed_ = false;
-  /// Raised once the client is gone (closed, or its sending side shut): work still
-  /// waiting for the origin on its behalf is abandoned (CallContext::caller_gone).
-  const std::shared_ptr<std::atomic<bool>> gone_ = std::make_shared<std::atomic<bool>>(false);
+  /// Raised once the client is gone (the connection closed, or the client's FIN
+  /// read): work still waiting for the origin on its behalf is abandoned
+  /// (CallContext::caller_gone).
+  const std::shared_ptr<CallerGone> gone_ = std::make_shared<CallerGone>();
 };
 
 }  // namespace nfsgw::server

@@ -51,7 +51,7 @@ using nfs3::Proc;
 /// table shared with the dispatcher (gateway/rpc/nfs3_procedure_info.h).
 CallSpec spec_of(Proc proc, const CallContext& ctx) {
   return {rpc::nfs3_idempotent(proc), rpc::nfs3_procedure(proc).name, &ctx.cred,
-          &ctx.caller_gone};
+          ctx.caller_gone};
 }
 
 /// The same for a call with arguments, with the table's per-call rule (a guarded
@@ -59,7 +59,7 @@ CallSpec spec_of(Proc proc, const CallContext& ctx) {
 template <typename Args>
 CallSpec spec_of(Proc proc, const CallContext& ctx, const Args& args) {
   return {rpc::nfs3_call_idempotent(proc, args), rpc::nfs3_procedure(proc).name, &ctx.cred,
-          &ctx.caller_gone};
+          ctx.caller_gone};
 }
 
 /// libnfs sends names and paths as C strings: an embedded NUL would silently
@@ -161,8 +161,9 @@ Awaitable<nfs3::ReadRes> Forwarder::read(const CallContext& ctx, nfs3::ReadArgs 
 Awaitable<nfs3::WriteRes> Forwarder::write(const CallContext& ctx, nfs3::WriteArgs args) {
   ::WRITE3args a;
   convert::to_libnfs(args, a);
-  co_return co_await forward<nfs3::WriteRes, ::WRITE3res>(
-      *pool_, spec_of(Proc::Write, ctx, args), &a, &rpc_nfs3_write_async);
+  CallSpec spec = spec_of(Proc::Write, ctx, args);
+  spec.payload = args.data.size();
+  co_return co_await forward<nfs3::WriteRes, ::WRITE3res>(*pool_, spec, &a, &rpc_nfs3_write_async);
 }
 
 Awaitable<nfs3::CreateRes> Forwarder::create(const CallContext& ctx, nfs3::CreateArgs args) {

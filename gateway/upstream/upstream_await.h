@@ -8,6 +8,7 @@
 #include <utility>
 
 #include <atomic>
+#include <cstddef>
 #include <memory>
 
 #include <boost/asio/associated_executor.hpp>
@@ -25,9 +26,22 @@ struct CallSpec {
   bool idempotent = true;
   const char* what = "?";
   const Credentials* cred = nullptr;  // null: the gateway's own identity
-  /// CallContext::caller_gone of the caller; null: never abandoned.
-  const std::shared_ptr<const std::atomic<bool>>* caller_gone = nullptr;
+  /// CallContext::caller_gone of the caller; null: never abandoned. The call takes
+  /// a share of it, since it may stay inside libnfs after its caller has gone.
+  const CallerGone* caller_gone = nullptr;
+  /// Bytes the call sends beyond its small arguments (a WRITE's data).
+  std::size_t payload = 0;
 };
+
+/// A share of `gone`'s flag for a call that may outlive its caller; null when
+/// `gone` is null (or, against its contract, not owned by a shared_ptr: then the
+/// call is simply never abandoned).
+inline std::shared_ptr<const std::atomic<bool>> share_flag(const CallerGone* gone) {
+  if (gone == nullptr) return nullptr;
+  std::shared_ptr<const CallerGone> owner = gone->weak_from_this().lock();
+  if (!owner) return nullptr;
+  return std::shared_ptr<const std::atomic<bool>>(std::move(owner), &gone->raised);
+}
 
 /// An UpstreamCall that resumes a coroutine. `Queue` is
 /// int(rpc_context*, RpcCallback, void*); `Reply` is void(void* libnfs_result, Res&).
@@ -76,7 +90,8 @@ Awaitable<Res> await_call(UpstreamPool& pool, CallSpec spec, Queue queue, Reply 
         call->idempotent = spec.idempotent;
         call->what = spec.what;
         if (spec.cred != nullptr) call->cred = *spec.cred;
-        if (spec.caller_gone != nullptr) call->caller_gone = *spec.caller_gone;
+        call->caller_gone = share_flag(spec.caller_gone);
+        call->payload = spec.payload;
         pool.submit(std::move(call));
       },
       boost::asio::use_awaitable, std::move(queue), std::move(reply));

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -47,6 +48,9 @@ class UpstreamCall {
   std::optional<Credentials> cred;
   /// Procedure name, for logs.
   const char* what = "?";
+  /// Bytes it sends beyond its small arguments (a WRITE's data): what the
+  /// connection counts against the bytes it lets wait inside libnfs.
+  std::size_t payload = 0;
   /// Set by the connection while the call is inside libnfs.
   void* owner = nullptr;
   /// The connection's number for the call while it is inside libnfs (its timeout).

@@ -61,6 +61,7 @@ UpstreamConnection::~UpstreamConnection() {
     rpc_destroy_context(r);
   }
   for (auto& c : orphans_) c->on_fail(nfs3::Status::Jukebox);
+  for (auto& c : unsent_) c->on_fail(nfs3::Status::Jukebox);
 }
 
 void UpstreamConnection::start() {
@@ -82,6 +83,7 @@ void UpstreamConnection::stop_on_strand() {
   teardown();
   if (was_up && listener_) listener_->connection_down(index_);
   hand_back_orphans();
+  hand_back_unsent();
   listener_.reset();  // breaks the pool <-> connection cycle
   spdlog::debug("upstream {} #{}: stopped", endpoint_.label(), index_);
 }
@@ -252,6 +254,10 @@ void UpstreamConnection::after_service(int rc) {
     connect_to(static_cast<std::uint16_t>(port));
     return;
   }
+  if (state_ == State::Up && rpc_ != nullptr && (rpc_which_events(rpc_) & POLLOUT) == 0) {
+    unwritten_bytes_ = 0;  // libnfs's out-queue is empty: the socket took it all
+    feed();
+  }
   arm();
 }
 
@@ -272,6 +278,7 @@ void UpstreamConnection::teardown() {
   found_port_ = -1;
   auth_is_default_ = true;
   in_flight_.clear();  // libnfs handed every call back while being destroyed
+  unwritten_bytes_ = 0;
 }
 
 void UpstreamConnection::fail(const std::string& reason) {
@@ -279,6 +286,7 @@ void UpstreamConnection::fail(const std::string& reason) {
   teardown();
   if (state_ == State::Stopped) {
     hand_back_orphans();
+    hand_back_unsent();
     return;
   }
   state_ = State::Idle;
@@ -293,6 +301,7 @@ void UpstreamConnection::fail(const std::string& reason) {
                   failures_in_a_row_ + 1, reason);
   }
   hand_back_orphans();
+  hand_back_unsent();
   schedule_retry();
 }
 
@@ -320,6 +329,20 @@ void UpstreamConnection::hand_back_orphans() {
     listener_->calls_lost(std::move(lost));
   } else {
     for (auto& c : lost) c->on_fail(nfs3::Status::Jukebox);
+  }
+}
+
+void UpstreamConnection::hand_back_unsent() {
+  if (unsent_.empty()) return;
+  std::vector<std::unique_ptr<UpstreamCall>> back;
+  back.reserve(unsent_.size());
+  for (auto& c : unsent_) back.push_back(std::move(c));
+  unsent_.clear();
+  load_.fetch_sub(static_cast<int>(back.size()), std::memory_order_relaxed);
+  if (listener_) {
+    listener_->calls_bounced(std::move(back));  // never sent: sent again, whatever they are
+  } else {
+    for (auto& c : back) c->on_fail(nfs3::Status::Jukebox);
   }
 }
 
@@ -372,6 +395,33 @@ void UpstreamConnection::start_call(std::unique_ptr<UpstreamCall> call) {
     bounce(std::move(call));
     return;
   }
+  unsent_.push_back(std::move(call));
+  feed();
+}
+
+void UpstreamConnection::feed() {
+  bool sent = false;
+  while (!unsent_.empty() && state_ == State::Up && rpc_ != nullptr) {
+    // Nothing inside libnfs means nothing unwritten, whatever the count says.
+    if (unwritten_bytes_ >= kMaxUnsentBytes && !in_flight_.empty()) break;
+    std::unique_ptr<UpstreamCall> call = std::move(unsent_.front());
+    unsent_.pop_front();
+    if (call->abandoned || call->caller_left()) {
+      load_.fetch_sub(1, std::memory_order_relaxed);
+      call->abandon();  // never encoded: nothing of it is left
+      continue;
+    }
+    unwritten_bytes_ += kCallBytes + call->payload;
+    send_to_libnfs(std::move(call));
+    sent = true;
+  }
+  if (sent) {
+    arm();
+    arm_watchdog();
+  }
+}
+
+void UpstreamConnection::send_to_libnfs(std::unique_ptr<UpstreamCall> call) {
   apply_credentials(*call);
   if (call->cred && (auth_is_default_ || auth_cred_.uid != call->cred->uid ||
                      auth_cred_.gid != call->cred->gid)) {
@@ -393,10 +443,7 @@ void UpstreamConnection::start_call(std::unique_ptr<UpstreamCall> call) {
     spdlog::warn("upstream {} #{}: cannot queue {}: {}", endpoint_.label(), index_, back->what,
                  error_text(rpc_));
     back->on_fail(nfs3::Status::ServerFault);
-    return;
   }
-  arm();
-  arm_watchdog();
 }
 
 void UpstreamConnection::on_call_cb(struct rpc_context*, int status, void* data, void* call_ptr) {
@@ -500,11 +547,23 @@ void UpstreamConnection::on_watchdog() {
 }
 
 void UpstreamConnection::abandon_calls_of_gone_callers() {
-  // The calls stay inside libnfs (4.0 cannot take one back) until their reply or
-  // the connection's end; only their callers are answered now.
+  // Calls inside libnfs stay there (4.0 cannot take one back) until their reply or
+  // the connection's end; only their callers are answered now. Calls not yet
+  // handed to libnfs go entirely.
   for (auto& [seq, f] : in_flight_) {
     if (!f.call->abandoned && f.call->caller_left()) f.call->abandon();
   }
+  std::size_t kept = 0;
+  for (auto& c : unsent_) {
+    if (c->caller_left()) {
+      load_.fetch_sub(1, std::memory_order_relaxed);
+      c->abandon();
+      c.reset();
+    } else {
+      unsent_[kept++] = std::move(c);
+    }
+  }
+  unsent_.resize(kept);
 }
 
 }  // namespace nfsgw::upstream

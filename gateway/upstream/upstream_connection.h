@@ -23,16 +23,29 @@
 // then failed exactly like a lost one (torn down, its calls handed back,
 // reconnected). A connection attempt (rpcbind GETPORT included) that does not
 // complete within origin_timeout fails the same way. Origin sockets also get TCP
-// keepalive and TCP_USER_TIMEOUT (origin_socket.h). The same timer, once a
-// second while calls are in flight, abandons calls whose client has gone away
-// (UpstreamCall::abandon).
+// keepalive and TCP_USER_TIMEOUT (origin_socket.h). The same timer, every
+// kAbandonSweep while calls are in flight, abandons calls whose client has gone
+// away (UpstreamCall::abandon).
+//
+// libnfs 4.0 encodes a request (a WRITE's data included) the moment it is queued,
+// keeps it in its out-queue until the socket takes it, keeps it again until the
+// reply, and cannot take a queued request back. So the connection hands calls to
+// libnfs only while what it handed and libnfs has not yet written stays under
+// kMaxUnsentBytes (counted from UpstreamCall::payload; libnfs's out-queue is seen
+// empty when it no longer asks for POLLOUT); the rest wait here, unencoded, in
+// unsent_. A frozen origin thus holds at most that much plus what its socket
+// buffers took, and a call whose client left while it waited in unsent_ is freed
+// at the next sweep, never encoded. Calls still in unsent_ when the connection
+// dies were never sent: they go back to the pool as bounced, not lost.
 #pragma once
 
 #include <utility>
 
 #include <atomic>
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <string>
@@ -82,7 +95,12 @@ class UpstreamConnection : public std::enable_shared_from_this<UpstreamConnectio
   static constexpr std::chrono::milliseconds kMaxBackoff{2000};
 
   /// How often, at most, calls of callers that went away are looked for.
-  static constexpr std::chrono::milliseconds kAbandonSweep{1000};
+  static constexpr std::chrono::milliseconds kAbandonSweep{100};
+  /// Bytes handed to libnfs and not yet written to the socket beyond which calls
+  /// wait in the connection (see the top of this file).
+  static constexpr std::size_t kMaxUnsentBytes = 1u << 20;
+  /// What a call is counted for besides its payload.
+  static constexpr std::size_t kCallBytes = 512;
 
   UpstreamConnection(boost::asio::io_context& io, Endpoint endpoint, std::size_t index,
                      std::shared_ptr<ConnectionListener> listener,
@@ -123,6 +141,11 @@ class UpstreamConnection : public std::enable_shared_from_this<UpstreamConnectio
   void hand_back_orphans();
   void bounce(std::unique_ptr<UpstreamCall> call);
   void start_call(std::unique_ptr<UpstreamCall> call);
+  /// Hands calls from unsent_ to libnfs while the bound allows.
+  void feed();
+  void send_to_libnfs(std::unique_ptr<UpstreamCall> call);
+  /// Gives the calls of unsent_ back to the pool (never sent).
+  void hand_back_unsent();
   void apply_credentials(const UpstreamCall& call);
   void stop_on_strand();
   void arm_watchdog();
@@ -159,6 +182,10 @@ class UpstreamConnection : public std::enable_shared_from_this<UpstreamConnectio
     UpstreamCall* call;
   };
   std::map<std::uint64_t, InFlight> in_flight_;
+  /// Calls given to this connection and not yet to libnfs, oldest first.
+  std::deque<std::unique_ptr<UpstreamCall>> unsent_;
+  /// Bytes handed to libnfs since its out-queue was last seen empty.
+  std::size_t unwritten_bytes_ = 0;
   std::uint64_t next_seq_ = 1;
   std::chrono::steady_clock::time_point last_reply_{};      // any reply on this context
   std::chrono::steady_clock::time_point attempt_started_{};  // AskingPort / Connecting

@@ -28,7 +28,8 @@
 // not re-sent and not kept waiting: its caller is answered JUKEBOX at once (the
 // reply is dropped with the closed connection), which frees the waiting coroutine
 // and what it holds. This is checked when a call is submitted, bounced or lost,
-// when the waiting queue grows, and once a second for calls inside a connection.
+// when the waiting queue grows, and every UpstreamConnection::kAbandonSweep for
+// calls given to a connection (those not yet handed to libnfs are freed whole).
 #pragma once
 
 #include <utility>

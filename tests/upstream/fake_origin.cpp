@@ -106,8 +106,15 @@ void FakeOrigin::run() {
   std::vector<Conn> conns;
   auto next_slow = std::chrono::steady_clock::now();
   while (!stop_) {
+    bool stuck;
+    {
+      std::lock_guard lock(mu_);
+      stuck = mode_ == Mode::Stuck;
+    }
     std::vector<pollfd> fds{{listen_fd_, POLLIN, 0}, {wake_[0], POLLIN, 0}};
-    for (auto& c : conns) fds.push_back({c.fd, POLLIN, 0});
+    if (!stuck) {
+      for (auto& c : conns) fds.push_back({c.fd, POLLIN, 0});
+    }
     ::poll(fds.data(), fds.size(), 20);
     if (fds[1].revents & POLLIN) {
       char drain[64];

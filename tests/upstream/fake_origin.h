@@ -16,7 +16,7 @@ namespace nfsgw::upstream::test {
 
 class FakeOrigin {
  public:
-  enum class Mode { Answer, Frozen, Slow };
+  enum class Mode { Answer, Frozen, Slow, Stuck };
 
   /// Listens on 127.0.0.1 (an ephemeral port) and serves on its own thread.
   FakeOrigin();
@@ -27,7 +27,8 @@ class FakeOrigin {
   std::uint16_t port() const { return port_; }
   /// Frozen: calls are read and held. Answer: held calls on connections still
   /// open are answered, and new ones at once. Slow: one held call answered every
-  /// `slow_interval`, oldest first.
+  /// `slow_interval`, oldest first. Stuck: nothing is read any more (a process
+  /// stopped with SIGSTOP: its kernel takes bytes until the socket buffers fill).
   void set_mode(Mode m, std::chrono::milliseconds slow_interval = std::chrono::milliseconds(100));
 
   /// Connections accepted so far.

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdio>
 #include <filesystem>
 #include <future>
 #include <memory>
@@ -48,6 +49,40 @@ class NullCall final : public UpstreamCall {
 
  private:
   std::shared_ptr<std::promise<nfs3::Status>> done_;
+};
+
+/// An NFS WRITE of `bytes` bytes that counts how often it was handed to libnfs
+/// (which encodes it, data included, at once) and how many of its kind exist.
+class WriteCall final : public UpstreamCall {
+ public:
+  WriteCall(std::shared_ptr<std::promise<nfs3::Status>> done, std::size_t bytes, std::atomic<int>& queued,
+            std::atomic<int>& alive)
+      : done_(std::move(done)), data_(bytes, 'w'), queued_(queued), alive_(alive) {
+    what = "WRITE";
+    payload = bytes;
+    ++alive_;
+  }
+  ~WriteCall() override { --alive_; }
+  int queue(struct rpc_context* rpc, RpcCallback cb, void* p) override {
+    ++queued_;
+    ::WRITE3args a{};
+    a.file.data.data_len = sizeof fh_;
+    a.file.data.data_val = fh_;
+    a.count = static_cast<count3>(data_.size());
+    a.stable = UNSTABLE;
+    a.data.data_len = static_cast<u_int>(data_.size());
+    a.data.data_val = data_.data();
+    return rpc_nfs3_write_async(rpc, cb, &a, p);
+  }
+  void on_reply(void*) override { done_->set_value(nfs3::Status::Ok); }
+  void on_fail(nfs3::Status s) override { done_->set_value(s); }
+
+ private:
+  std::shared_ptr<std::promise<nfs3::Status>> done_;
+  char fh_[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+  std::vector<char> data_;
+  std::atomic<int>& queued_;
+  std::atomic<int>& alive_;
 };
 
 struct Sent {
@@ -239,6 +274,44 @@ TEST_F(TimeoutTest, CallsOfACallerThatLeftAreAbandonedNotKeptWaiting) {
   origin_.set_mode(Mode::Answer);
   ASSERT_EQ(other.future.wait_for(10s), std::future_status::ready);
   EXPECT_EQ(other.future.get(), nfs3::Status::Ok);
+}
+
+TEST_F(TimeoutTest, AStuckOriginGetsABoundedQueueInsideLibnfsAndCallsOfCallersThatLeftAreFreedUnsent) {
+  // A long timeout: the connection stays "up" all along. The origin reads nothing:
+  // what libnfs cannot write stays in its out-queue, encoded, data included.
+  pool(60s);
+  origin_.set_mode(Mode::Stuck);
+  constexpr int kCalls = 48;
+  constexpr std::size_t kBytes = 256 * 1024;  // 12 MiB in all
+  std::atomic<int> queued{0}, alive{0};
+  auto gone = std::make_shared<std::atomic<bool>>(false);
+  std::vector<Sent> sent;
+  for (int i = 0; i < kCalls; ++i) {
+    Sent s;
+    auto c = std::make_unique<WriteCall>(s.promise, kBytes, queued, alive);
+    c->caller_gone = gone;
+    pool_->submit(std::move(c));
+    sent.push_back(std::move(s));
+  }
+  // Whatever the socket buffers took, plus UpstreamConnection::kMaxUnsentBytes.
+  std::this_thread::sleep_for(500ms);
+  const int in_libnfs = queued.load();
+  std::printf("calls handed to libnfs: %d of %d (%zu KiB each)\n", in_libnfs, kCalls, kBytes / 1024);
+  EXPECT_GT(in_libnfs, 0);
+  EXPECT_LE(in_libnfs, kCalls / 2) << "calls to a stuck origin were all encoded into libnfs's queue";
+  EXPECT_EQ(sent[0].future.wait_for(0ms), std::future_status::timeout);
+
+  // The callers leave: within a sweep every call is answered, and those never
+  // handed to libnfs are gone entirely (never encoded, nothing left of them).
+  gone->store(true);
+  for (auto& s : sent) {
+    ASSERT_EQ(s.future.wait_for(5s), std::future_status::ready);
+    EXPECT_EQ(s.future.get(), nfs3::Status::Jukebox);
+  }
+  ASSERT_TRUE(eventually([&] { return alive.load() <= in_libnfs; }, 2s))
+      << alive.load() << " calls still exist, " << in_libnfs << " of them inside libnfs";
+  std::this_thread::sleep_for(200ms);
+  EXPECT_EQ(queued.load(), in_libnfs) << "calls of callers that left were handed to libnfs";
 }
 
 TEST_F(TimeoutTest, CallsOfACallerThatLeftAreNotResentAfterATimeout) {

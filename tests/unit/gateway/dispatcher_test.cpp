@@ -81,6 +81,28 @@ TEST_F(DispatcherTest, GetattrReachesTheProgramWithArgsAndCredentials) {
   EXPECT_FALSE(ctx.proc_flags & rpc::flags::Mutates);
 }
 
+TEST_F(DispatcherTest, ThePeerNeedNotOutliveTheCallAndTheGoneFlagArrivesAsGiven) {
+  nfs3::GetattrArgs args;
+  args.object = fh({1, 2, 3});
+  const std::vector<std::uint8_t> record = call_record(nfs_call(nfs3::Proc::Getattr), args);
+  auto gone = std::make_shared<CallerGone>();
+  // The peer's string (longer than a short-string buffer) is gone before the call
+  // runs: the dispatcher keeps its own copy (ASan reports a use after free if not).
+  Awaitable<rpc::ReplyRecord> call = [&] {
+    const std::string peer = "2001:db8:ffff:ffff:ffff:ffff:ffff:77";
+    return dispatcher.dispatch(record, peer, gone.get());
+  }();
+  const std::string other(64, 'x');  // likely reuses the freed block
+  const rpc::ReplyRecord reply = run_awaitable(std::move(call));
+  ASSERT_FALSE(reply.empty());
+  ASSERT_EQ(fake.call_count(), 1u);
+  EXPECT_EQ(fake.last_ctx().client_address, "2001:db8:ffff:ffff:ffff:ffff:ffff:77");
+  EXPECT_EQ(fake.last_ctx().caller_gone, gone.get());
+  EXPECT_FALSE(fake.last_ctx().caller_left());
+  gone->raise();
+  EXPECT_TRUE(fake.last_ctx().caller_left());
+}
+
 TEST_F(DispatcherTest, LookupArgsArriveDecoded) {
   fake.lookup_res.status = nfs3::Status::NoEnt;
   nfs3::LookupArgs args;

@@ -28,6 +28,8 @@ class LoopbackClient {
   void send(const std::vector<std::uint8_t>& bytes) {
     boost::asio::write(socket_, boost::asio::buffer(bytes));
   }
+  /// Shuts the sending side (the server reads a FIN); replies can still be read.
+  void shutdown_send() { socket_.shutdown(boost::asio::ip::tcp::socket::shutdown_send); }
 
   struct ReadResult {
     bool timed_out = false;

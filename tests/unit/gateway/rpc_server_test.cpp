@@ -28,6 +28,26 @@ TEST_F(RpcServerTest, BurstOfCallsAnsweredInReverseOrder) {
   EXPECT_EQ(program.call_count(), kCount);
 }
 
+TEST_F(RpcServerTest, AClientsFinRaisesItsGoneFlagAtOnceAndRepliesMadeAfterItStillGoOut) {
+  start({});
+  LoopbackClient c(port);
+  c.send(with_record_mark(getattr_call(7)));
+  ASSERT_TRUE(program.wait_for_arrivals(1));
+  // The call is held by the program: its connection, and so its flag, live on.
+  const CallContext ctx = program.last_ctx();
+  ASSERT_NE(ctx.caller_gone, nullptr);
+  EXPECT_FALSE(ctx.caller_left());
+  c.shutdown_send();
+  bool raised = false;
+  for (int i = 0; i < 30 && !raised; ++i) {
+    std::this_thread::sleep_for(10ms);
+    raised = ctx.caller_left();
+  }
+  EXPECT_TRUE(raised) << "the gone flag was not raised within 300 ms of the client's FIN";
+  program.release(io, 7);
+  expect_getattr_reply(c, 7);
+}
+
 TEST_F(RpcServerTest, CallsInFlightAreBounded) {
   server::ServerLimits limits;
   limits.connection.max_calls_in_flight = 2;

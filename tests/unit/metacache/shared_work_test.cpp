@@ -11,7 +11,8 @@ TEST_F(MetaCacheTest, SharedFetchesGoOnWhoeverLeaves) {
   const auto d = origin.add_dir(origin.root(), "d", 0755, kUser, kUser);
   const auto f = origin.add_file(d, "a.php", 0644, kUser, kUser, "<?php");
   auto ctx = as(kUser);
-  ctx.caller_gone = std::make_shared<std::atomic<bool>>(false);
+  auto gone = std::make_shared<CallerGone>();
+  ctx.caller_gone = gone.get();
 
   EXPECT_EQ(getattr(f, ctx).status, Status::Ok);
   EXPECT_EQ(lookup(d, "a.php", ctx).status, Status::Ok);
