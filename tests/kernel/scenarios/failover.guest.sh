@@ -1,8 +1,8 @@
 # Guest half of "failover": through HAProxy, node A serving, walk the tree and read
-# the first part of big.bin; ask the host to stop node A; wait until it has; walk
-# the tree again and read the rest of big.bin, now through node B, with the handles
-# node A gave (actimeo=0: every stat asks the server). Hard mount: calls during
-# the switch are retried until node B answers.
+# the first part of big.bin; ask the host to stop node A; after STOP_WAIT seconds
+# read the rest of big.bin and walk the tree again, now through node B, with the
+# handles node A gave (actimeo=0: every stat asks the server). Hard mount: calls
+# during the switch are retried until node B answers.
 . /bin/lib.sh
 mount_export /mnt "hard,actimeo=0,timeo=20,retrans=3"
 t0=$(now_ms)
@@ -11,14 +11,14 @@ echo "walk through node A: $(grep -c . /tmp/before) lines in $(( $(now_ms) - t0 
 big=$({
   dd if=/mnt/big.bin bs=1M count="$FIRST_MIB" 2>/dev/null
   echo "read $FIRST_MIB MiB through node A; NFSGW-STOP-NODE-A" >&2
+  # The host stops node A within a second of seeing the marker on the console.
+  # Waiting for a sign through the mount instead (a file the host creates on the
+  # origin) would measure nfsgw's own coherency windows on node B, not the
+  # failover. The host checks afterwards that the rest came through node B.
+  sleep "$STOP_WAIT"
   t1=$(now_ms)
-  i=0
-  while [ ! -e /mnt/failover/a-stopped ]; do
-    i=$((i + 1)); [ "$i" -le 600 ] || { echo "guest FAIL: node A was not stopped" >&2; exit 1; }
-    sleep 0.2
-  done
-  echo "node A stopped after $(( $(now_ms) - t1 )) ms; reading the rest through node B" >&2
   dd if=/mnt/big.bin bs=1M skip="$FIRST_MIB" 2>/dev/null
+  echo "read the rest in $(( $(now_ms) - t1 )) ms" >&2
 } | ddsum sum)
 echo "big.bin: $big"
 t0=$(now_ms)
