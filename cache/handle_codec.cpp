@@ -1,21 +1,33 @@
 // Gateway file handles: building, verifying and unwrapping them (layout in
-// handle_codec.h), and the persistent map for origin handles too long to embed.
+// handle_codec.h).
 //
-// Map records, in the shared KvStore under the "fh/" prefix:
-//   fh/next                      -> next id to hand out (8 bytes, big-endian)
-//   fh/o2i/<export id><origin>   -> id (8 bytes): the same origin handle always
-//                                   gets the same gateway handle
-//   fh/i2o/<id>                  -> <export id><origin>: used by unwrap()
-// Writes happen in the order counter, id->origin, origin->id, and the handle is
-// returned only after all three: a crash in between leaves at most an unused id,
-// never a handle a client holds without its mapping.
+// Delta payload (origin handles of 43 to 64 bytes, against the export's origin root
+// handle R): root tag(4) | len(1) | mask(ceil(len/8)) | the bytes i with mask bit i
+// clear, in order. Bit i (byte i/8, bit i%8) set means origin[i] == R[i]; the root
+// tag is a 32-bit hash of R, so a payload is never resolved against another root.
+// Used when it fits in 42 bytes (a 64-byte handle may differ from the root's in up
+// to 29 bytes): origin handles of one file system usually share their file system
+// id, and often their whole layout, with the root's.
+//
+// Digest records, in the shared KvStore under the "fh/" prefix:
+//   fh/d2o/<digest(16)>          -> <export id><origin>
+// The digest is HMAC-SHA256 (a key derived from the secret, apart from the MAC's)
+// of <export id><origin>, truncated to 16 bytes. The record is written (synced)
+// before the handle is returned, and a record is checked against its digest when
+// read, so a damaged or foreign record is refused, never followed.
+//
+// Legacy records, written by nfsgw before Delta and Digest and only read now:
+//   fh/i2o/<id(8)>               -> <export id><origin>   (Kind::Mapped)
+//   fh/o2i/..., fh/next           (no longer read or written)
 #include <openssl/crypto.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "cache/handle_codec.h"
 #include "cache/handle_memo.h"
@@ -33,6 +45,9 @@ constexpr std::size_t kMinSecret = 32;
 // Keys the MAC with a value derived from the secret rather than the secret itself,
 // so the same secret file could key other things without cross-use.
 constexpr char kMacLabel[] = "nfsgw file handle mac v1";
+constexpr char kDigestLabel[] = "nfsgw file handle digest v1";
+constexpr std::size_t kDigestSize = 16;
+constexpr std::size_t kMinLong = kMaxEmbedded + 1;  // Delta and Digest handles: 43..64
 
 void put_be32(std::string& out, std::uint32_t v) {
   for (int s = 24; s >= 0; s -= 8) out.push_back(static_cast<char>((v >> s) & 0xff));
@@ -47,18 +62,75 @@ std::uint64_t get_be(const std::uint8_t* p, std::size_t n) {
 }
 const std::uint8_t* bytes_of(const std::string& s) { return reinterpret_cast<const std::uint8_t*>(s.data()); }
 
-std::string forward_key(std::uint32_t export_id, const nfs3::FileHandle& origin) {
-  std::string k = "fh/o2i/";
-  put_be32(k, export_id);
-  k.append(reinterpret_cast<const char*>(origin.bytes.data()), origin.len);
-  return k;
-}
 std::string reverse_key(std::uint64_t id) {
   std::string k = "fh/i2o/";
   put_be64(k, id);
   return k;
 }
-const std::string kNextKey = "fh/next";
+std::string digest_key(std::span<const std::uint8_t> digest) {
+  std::string k = "fh/d2o/";
+  k.append(reinterpret_cast<const char*>(digest.data()), digest.size());
+  return k;
+}
+/// <export id><origin>: a digest's input and its record's value.
+std::string digest_input(std::uint32_t export_id, const nfs3::FileHandle& origin) {
+  std::string r;
+  put_be32(r, export_id);
+  r.append(reinterpret_cast<const char*>(origin.bytes.data()), origin.len);
+  return r;
+}
+
+constexpr std::size_t kRootTag = 4;
+
+/// Names the root handle a Delta payload was written against (FNV-1a, 32 bits): a
+/// payload is resolved only against the same root, never spliced into the bytes of
+/// another one (say the origin's export now on another file system). The MAC, not
+/// this tag, is what stops forgeries.
+std::uint32_t root_tag(const nfs3::FileHandle& root) {
+  std::uint32_t h = 2166136261u;
+  for (std::size_t i = 0; i < root.len; ++i) h = (h ^ root.bytes[i]) * 16777619u;
+  return h ^ root.len;
+}
+
+/// The Delta payload of `origin` against `root`, or nullopt when it is over 42 bytes.
+std::optional<std::vector<std::uint8_t>> encode_delta(const nfs3::FileHandle& origin,
+                                                      const nfs3::FileHandle& root) {
+  const std::size_t len = origin.len, mask_bytes = (len + 7) / 8;
+  std::vector<std::uint8_t> out(kRootTag + 1 + mask_bytes, 0);
+  const std::uint32_t tag = root_tag(root);
+  for (std::size_t i = 0; i < kRootTag; ++i) out[i] = static_cast<std::uint8_t>(tag >> (24 - 8 * i));
+  out[kRootTag] = static_cast<std::uint8_t>(len);
+  std::uint8_t* mask = out.data() + kRootTag + 1;
+  std::vector<std::uint8_t> literal;
+  for (std::size_t i = 0; i < len; ++i) {
+    if (i < root.len && origin.bytes[i] == root.bytes[i]) {
+      mask[i / 8] |= static_cast<std::uint8_t>(1u << (i % 8));
+    } else {
+      literal.push_back(origin.bytes[i]);
+    }
+  }
+  if (out.size() + literal.size() > kMaxEmbedded) return std::nullopt;
+  out.insert(out.end(), literal.begin(), literal.end());
+  return out;
+}
+
+/// Whether a Delta payload is well formed: a root tag, a long length, its mask, and
+/// exactly as many literal bytes as the mask has clear bits.
+bool delta_well_formed(std::span<const std::uint8_t> p) {
+  if (p.size() < kRootTag + 1) return false;
+  const std::size_t len = p[kRootTag];
+  if (len < kMinLong || len > nfs3::kFhSize) return false;
+  const std::size_t mask_bytes = (len + 7) / 8;
+  if (p.size() < kRootTag + 1 + mask_bytes) return false;
+  const std::uint8_t* mask = p.data() + kRootTag + 1;
+  std::size_t literal = 0;
+  for (std::size_t i = 0; i < len; ++i)
+    if (!(mask[i / 8] & (1u << (i % 8)))) ++literal;
+  // Bits past len must be clear: one payload per origin handle.
+  for (std::size_t i = len; i < mask_bytes * 8; ++i)
+    if (mask[i / 8] & (1u << (i % 8))) return false;
+  return p.size() == kRootTag + 1 + mask_bytes + literal;
+}
 
 std::atomic<std::uint64_t> next_codec_instance{1};
 
@@ -98,6 +170,9 @@ HandleCodec::HandleCodec(std::vector<std::uint8_t> secret, KvStore& map)
   auto derived = hmac_sha256(secret, kMacLabel, sizeof kMacLabel - 1);
   mac_ = std::make_unique<KeyedHmac>(derived);
   OPENSSL_cleanse(derived.data(), derived.size());
+  derived = hmac_sha256(secret, kDigestLabel, sizeof kDigestLabel - 1);
+  digest_ = std::make_unique<KeyedHmac>(derived);
+  OPENSSL_cleanse(derived.data(), derived.size());
   OPENSSL_cleanse(secret.data(), secret.size());
 }
 
@@ -107,43 +182,53 @@ nfs3::FileHandle HandleCodec::root(std::uint32_t export_id) const {
   return seal(*mac_, export_id, Kind::Root, {});
 }
 
-nfs3::FileHandle HandleCodec::wrap(std::uint32_t export_id, const nfs3::FileHandle& origin) {
+nfs3::FileHandle HandleCodec::wrap(std::uint32_t export_id, const nfs3::FileHandle& origin,
+                                   const nfs3::FileHandle* root) {
+  // The memo is keyed by (export, origin) only: a long handle wrapped without the
+  // root (tests, tools) must not be remembered as the answer for calls that give it.
+  if (origin.len > kMaxEmbedded && root == nullptr) return wrap_uncached(export_id, origin, root);
   auto& set = HandleMemo::set_of(HandleMemo::Direction::Wrap, origin_hash(export_id, origin));
   if (const auto* hit = HandleMemo::find(set, instance_, export_id, origin)) return hit->value;
-  nfs3::FileHandle gateway = wrap_uncached(export_id, origin);
+  nfs3::FileHandle gateway = wrap_uncached(export_id, origin, root);
   auto& slot = HandleMemo::victim(set);
   slot = HandleMemo::Slot{instance_, export_id, 0, origin, gateway};
   return gateway;
 }
 
-nfs3::FileHandle HandleCodec::wrap_uncached(std::uint32_t export_id, const nfs3::FileHandle& origin) {
+nfs3::FileHandle HandleCodec::wrap_uncached(std::uint32_t export_id, const nfs3::FileHandle& origin,
+                                            const nfs3::FileHandle* root) {
   if (origin.len <= kMaxEmbedded) return seal(*mac_, export_id, Kind::Embedded, origin.view());
-
-  const std::string fwd = forward_key(export_id, origin);
-  auto as_handle = [&](const std::string& id_bytes) {
-    return seal(*mac_, export_id, Kind::Mapped, std::span<const std::uint8_t>(bytes_of(id_bytes), kIdSize));
-  };
-  // Fast path without the lock: the mapping exists and never changes once written.
-  if (auto id = map_.get(fwd); id && id->size() == kIdSize) return as_handle(*id);
-
-  std::lock_guard lock(mu_);
-  // Another thread may have mapped this handle while we waited.
-  if (auto id = map_.get(fwd); id && id->size() == kIdSize) return as_handle(*id);
-
-  std::uint64_t next = 1;
-  if (auto stored = map_.get(kNextKey)) {
-    if (stored->size() != kIdSize) throw std::runtime_error("handle map: corrupt id counter");
-    next = get_be(bytes_of(*stored), kIdSize);
+  if (root) {
+    if (auto delta = encode_delta(origin, *root)) return seal(*mac_, export_id, Kind::Delta, *delta);
   }
-  std::string next_bytes, id_bytes, origin_record;
-  put_be64(next_bytes, next + 1);
-  put_be64(id_bytes, next);
-  put_be32(origin_record, export_id);
-  origin_record.append(reinterpret_cast<const char*>(origin.bytes.data()), origin.len);
-  map_.put(kNextKey, next_bytes);
-  map_.put(reverse_key(next), origin_record);
-  map_.put(fwd, id_bytes);
-  return as_handle(id_bytes);
+  const std::string input = digest_input(export_id, origin);
+  const auto digest = (*digest_)(input.data(), input.size());
+  const std::span<const std::uint8_t> id(digest.data(), kDigestSize);
+  const std::string key = digest_key(id);
+  // The record never changes once written (the digest names its contents), so
+  // concurrent wraps of one handle write the same bytes: no lock needed.
+  if (auto stored = map_.get(key); !stored || *stored != input) map_.put(key, input);
+  return seal(*mac_, export_id, Kind::Digest, id);
+}
+
+std::optional<nfs3::FileHandle> HandleCodec::resolve_delta(const nfs3::FileHandle& delta,
+                                                           const nfs3::FileHandle& root) {
+  const auto p = delta.view();
+  if (!delta_well_formed(p)) return std::nullopt;
+  if (get_be(p.data(), kRootTag) != root_tag(root)) return std::nullopt;
+  const std::size_t len = p[kRootTag], mask_bytes = (len + 7) / 8;
+  const std::uint8_t* mask = p.data() + kRootTag + 1;
+  std::array<std::uint8_t, nfs3::kFhSize> out{};
+  std::size_t literal = kRootTag + 1 + mask_bytes;
+  for (std::size_t i = 0; i < len; ++i) {
+    if (mask[i / 8] & (1u << (i % 8))) {
+      if (i >= root.len) return std::nullopt;
+      out[i] = root.bytes[i];
+    } else {
+      out[i] = p[literal++];
+    }
+  }
+  return nfs3::FileHandle(std::span<const std::uint8_t>(out.data(), len));
 }
 
 std::optional<HandleCodec::Decoded> HandleCodec::unwrap(const nfs3::FileHandle& gateway) const {
@@ -152,14 +237,37 @@ std::optional<HandleCodec::Decoded> HandleCodec::unwrap(const nfs3::FileHandle& 
   if (gateway.len < kHeader + kMac || gateway.len > nfs3::kFhSize) return std::nullopt;
   const std::uint32_t export_id = export_of(gateway);
   auto& set = HandleMemo::set_of(HandleMemo::Direction::Unwrap, mac_hash(gateway));
-  if (const auto* hit = HandleMemo::find(set, instance_, export_id, gateway))
-    return Decoded{export_id, static_cast<Kind>(hit->kind), hit->value};
+  if (const auto* hit = HandleMemo::find(set, instance_, export_id, gateway)) {
+    Decoded d{export_id, static_cast<Kind>(hit->kind), {}, {}};
+    (d.kind == Kind::Delta ? d.delta : d.origin) = hit->value;
+    return d;
+  }
   auto decoded = unwrap_uncached(gateway);
   if (decoded) {
     auto& slot = HandleMemo::victim(set);
-    slot = HandleMemo::Slot{instance_, export_id, static_cast<std::uint8_t>(decoded->kind), gateway, decoded->origin};
+    slot = HandleMemo::Slot{instance_, export_id, static_cast<std::uint8_t>(decoded->kind), gateway,
+                            decoded->kind == Kind::Delta ? decoded->delta : decoded->origin};
   }
   return decoded;
+}
+
+std::optional<nfs3::FileHandle> HandleCodec::resolve_digest(std::uint32_t export_id,
+                                                            std::span<const std::uint8_t> digest) const {
+  auto record = map_.get(digest_key(digest));
+  if (!record || record->size() < 4 + kMinLong || record->size() > 4 + nfs3::kFhSize) return std::nullopt;
+  if (get_be(bytes_of(*record), 4) != export_id) return std::nullopt;
+  const auto check = (*digest_)(record->data(), record->size());
+  if (CRYPTO_memcmp(check.data(), digest.data(), kDigestSize) != 0) return std::nullopt;
+  return nfs3::FileHandle(std::span<const std::uint8_t>(bytes_of(*record) + 4, record->size() - 4));
+}
+
+std::optional<nfs3::FileHandle> HandleCodec::resolve_legacy(std::uint32_t export_id, std::uint64_t id) const {
+  auto record = map_.get(reverse_key(id));
+  if (!record || record->size() <= 4 || record->size() > 4 + nfs3::kFhSize) return std::nullopt;
+  // The id was issued for one export; the MAC already binds the pair, this also
+  // catches a store shared with a differently configured node.
+  if (get_be(bytes_of(*record), 4) != export_id) return std::nullopt;
+  return nfs3::FileHandle(std::span<const std::uint8_t>(bytes_of(*record) + 4, record->size() - 4));
 }
 
 std::optional<HandleCodec::Decoded> HandleCodec::unwrap_uncached(const nfs3::FileHandle& gateway) const {
@@ -182,6 +290,14 @@ std::optional<HandleCodec::Decoded> HandleCodec::unwrap_uncached(const nfs3::Fil
       if (payload != kIdSize) return std::nullopt;
       d.kind = Kind::Mapped;
       break;
+    case static_cast<std::uint8_t>(Kind::Delta):
+      if (!delta_well_formed(b.subspan(kHeader, payload))) return std::nullopt;
+      d.kind = Kind::Delta;
+      break;
+    case static_cast<std::uint8_t>(Kind::Digest):
+      if (payload != kDigestSize) return std::nullopt;
+      d.kind = Kind::Digest;
+      break;
     default:
       return std::nullopt;
   }
@@ -189,16 +305,25 @@ std::optional<HandleCodec::Decoded> HandleCodec::unwrap_uncached(const nfs3::Fil
   auto mac = (*mac_)(b.data(), body);
   if (CRYPTO_memcmp(mac.data(), b.data() + body, kMac) != 0) return std::nullopt;
 
-  if (d.kind == Kind::Embedded) {
-    d.origin.assign(b.subspan(kHeader, payload));
-  } else if (d.kind == Kind::Mapped) {
-    auto record = map_.get(reverse_key(get_be(b.data() + kHeader, kIdSize)));
-    if (!record || record->size() <= 4 || record->size() > 4 + nfs3::kFhSize) return std::nullopt;
-    // The id was issued for one export; the MAC already binds the pair, this also
-    // catches a store shared with a differently configured node.
-    if (get_be(bytes_of(*record), 4) != d.export_id) return std::nullopt;
-    d.origin.assign(std::span<const std::uint8_t>(bytes_of(*record) + 4, record->size() - 4));
+  std::optional<nfs3::FileHandle> origin;
+  switch (d.kind) {
+    case Kind::Root:
+      return d;
+    case Kind::Embedded:
+      d.origin.assign(b.subspan(kHeader, payload));
+      return d;
+    case Kind::Delta:
+      d.delta.assign(b.subspan(kHeader, payload));
+      return d;
+    case Kind::Digest:
+      origin = resolve_digest(d.export_id, b.subspan(kHeader, payload));
+      break;
+    case Kind::Mapped:
+      origin = resolve_legacy(d.export_id, get_be(b.data() + kHeader, kIdSize));
+      break;
   }
+  if (!origin) return std::nullopt;
+  d.origin = *origin;
   return d;
 }
 

@@ -136,16 +136,30 @@ Status HandleTranslator::enter(const CallContext& ctx, FileHandle& handle, Scope
   scope.ctx.export_id = cfg.id;
   scope.ctx.cred = squash(ctx.cred, cfg);
   scope.root_handle = decoded->kind == cache::HandleCodec::Kind::Root;
-  if (!scope.root_handle) handle = decoded->origin;
+  scope.delta_pending = decoded->kind == cache::HandleCodec::Kind::Delta;
+  if (!scope.root_handle) handle = scope.delta_pending ? decoded->delta : decoded->origin;
   // Known after the first call of the export; needed to keep ".." and the root's
-  // handle inside the export whatever handle the call came with.
+  // handle inside the export whatever handle the call came with, and to resolve a
+  // Delta handle (its origin handle is written against the root's).
   const FileHandle* root = known_root(route);
   if (!root) {
     scope.root_pending = true;
     return Status::Ok;
   }
   scope.origin_root = *root;
+  return resolve_first(scope, handle);
+}
+
+Status HandleTranslator::resolve_first(Scope& scope, FileHandle& handle) {
   if (scope.root_handle) handle = scope.origin_root;
+  if (scope.delta_pending) {
+    scope.delta_pending = false;
+    auto origin = cache::HandleCodec::resolve_delta(handle, scope.origin_root);
+    // Genuine (its MAC held) but written against another root handle: the origin's
+    // root changed since, so the handle is stale.
+    if (!origin) return Status::Stale;
+    handle = *origin;
+  }
   scope.at_root = handle == scope.origin_root;
   return Status::Ok;
 }
@@ -153,9 +167,7 @@ Status HandleTranslator::enter(const CallContext& ctx, FileHandle& handle, Scope
 Awaitable<Status> HandleTranslator::finish_enter(Scope& scope, FileHandle& handle) {
   scope.origin_root = co_await origin_root(*scope.route);
   scope.root_pending = false;
-  if (scope.root_handle) handle = scope.origin_root;
-  scope.at_root = handle == scope.origin_root;
-  co_return Status::Ok;
+  co_return resolve_first(scope, handle);
 }
 
 Status HandleTranslator::enter_also(const Scope& scope, FileHandle& handle) {
@@ -163,14 +175,26 @@ Status HandleTranslator::enter_also(const Scope& scope, FileHandle& handle) {
   const auto decoded = unwrap(scope.ctx, handle, failure);
   if (!decoded) return failure;
   if (decoded->export_id != scope.route->id) return Status::XDev;
-  handle = decoded->kind == cache::HandleCodec::Kind::Root ? scope.origin_root : decoded->origin;
-  return Status::Ok;
+  switch (decoded->kind) {
+    case cache::HandleCodec::Kind::Root:
+      handle = scope.origin_root;
+      return Status::Ok;
+    case cache::HandleCodec::Kind::Delta:
+      if (auto origin = cache::HandleCodec::resolve_delta(decoded->delta, scope.origin_root)) {
+        handle = *origin;
+        return Status::Ok;
+      }
+      return Status::Stale;
+    default:
+      handle = decoded->origin;
+      return Status::Ok;
+  }
 }
 
 FileHandle HandleTranslator::outward(const Scope& scope, const FileHandle& origin) {
   const std::uint32_t id = scope.route->id;
   if (origin == scope.origin_root) return codec_.root(id);
-  return codec_.wrap(id, origin);
+  return codec_.wrap(id, origin, &scope.origin_root);
 }
 
 namespace {

@@ -99,6 +99,9 @@ class HandleTranslator final : public Nfs3Program {
     /// first calls): finish_enter must run before the handle is used.
     bool root_pending = false;
     bool root_handle = false;  // the first handle is the gateway's root handle
+    /// The first handle is a Delta handle whose payload `handle` holds until the
+    /// origin's root handle is known (finish_enter resolves it).
+    bool delta_pending = false;
   };
 
   std::optional<cache::HandleCodec::Decoded> unwrap(const CallContext& ctx,
@@ -113,6 +116,9 @@ class HandleTranslator final : public Nfs3Program {
   ///   if (scope.root_pending) s = co_await finish_enter(scope, h);
   nfs3::Status enter(const CallContext& ctx, nfs3::FileHandle& handle, Scope& scope);
   Awaitable<nfs3::Status> finish_enter(Scope& scope, nfs3::FileHandle& handle);
+  /// With the origin's root handle known: the first handle's root or Delta form
+  /// becomes the origin's handle (STALE for a Delta handle of another root).
+  static nfs3::Status resolve_first(Scope& scope, nfs3::FileHandle& handle);
   /// A second handle of the same call (RENAME, LINK): same export or XDEV.
   nfs3::Status enter_also(const Scope& scope, nfs3::FileHandle& handle);
   /// The gateway handle for an origin handle of this export.

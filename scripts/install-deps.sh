@@ -21,6 +21,7 @@ PKGS=(
   # misc tools used by scripts and tests
   procps psmisc coreutils curl  # curl: the metrics test scrapes the endpoint
   python3-yaml systemd strace  # tests/packaging: parse manifests, check the systemd unit
+  haproxy  # two nfsgw nodes behind a TCP balancer (tests/integration/two_nodes_test.cpp)
 )
 missing=()
 for p in "${PKGS[@]}"; do

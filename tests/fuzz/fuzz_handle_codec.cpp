@@ -6,8 +6,8 @@
 //    cannot be forged into a handle);
 //  - wrap() then unwrap() gives back the export and the origin handle;
 //  - any flip, truncation or extension of an issued handle is refused;
-//  - a mapped handle whose store record is corrupt is refused or gives an origin
-//    handle of 1..64 bytes of the right export, never more.
+//  - a digest handle whose store record is corrupt is refused, or gives back the
+//    very origin handle it was issued for, never another.
 //
 // Input: byte 0 picks the mode (0 raw, 1 wrap and tamper, 2 corrupt store);
 // the rest is that mode's material (see each function).
@@ -16,6 +16,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cache/handle_codec.h"
@@ -30,6 +31,25 @@ using nfsgw::nfs3::FileHandle;
 using nfsgw::nfs3::kFhSize;
 
 std::vector<std::uint8_t> secret() { return std::vector<std::uint8_t>(32, 0x5c); }
+
+/// The export root's origin handle every wrap here is given (Delta handles are
+/// written against it).
+const FileHandle& root_handle() {
+  static const FileHandle root = [] {
+    std::vector<std::uint8_t> r(60, 0x11);
+    for (std::size_t i = 0; i < r.size(); i += 3) r[i] = static_cast<std::uint8_t>(i);
+    return FileHandle(std::span<const std::uint8_t>(r));
+  }();
+  return root;
+}
+
+/// The origin handle a decoded non-root handle stands for.
+FileHandle origin_of(const HandleCodec::Decoded& d) {
+  if (d.kind != HandleCodec::Kind::Delta) return d.origin;
+  auto o = HandleCodec::resolve_delta(d.delta, root_handle());
+  FUZZ_CHECK(o.has_value());  // every Delta handle here was written against it
+  return *o;
+}
 
 /// Reads from the input front to back; zeros once it runs out.
 struct Bytes {
@@ -52,7 +72,9 @@ struct Bytes {
 /// The handle wrap()/root() would issue for what unwrap() decoded.
 FileHandle reseal(HandleCodec& codec, const HandleCodec::Decoded& d) {
   if (d.kind == HandleCodec::Kind::Root) return codec.root(d.export_id);
-  return codec.wrap(d.export_id, d.origin);
+  // Legacy mapped handles are never issued, and the store here has none.
+  FUZZ_CHECK(d.kind != HandleCodec::Kind::Mapped);
+  return codec.wrap(d.export_id, origin_of(d), &root_handle());
 }
 
 void check_accepted(HandleCodec& codec, const FileHandle& h) {
@@ -68,8 +90,10 @@ void check_accepted(HandleCodec& codec, const FileHandle& h) {
 void raw(HandleCodec& codec, Bytes b) {
   std::vector<std::uint8_t> origin(50, 0x11);
   (void)codec.root(1);
-  (void)codec.wrap(1, FileHandle(std::span<const std::uint8_t>(origin.data(), 20)));
-  (void)codec.wrap(1, FileHandle(std::span<const std::uint8_t>(origin.data(), 50)));
+  (void)codec.wrap(1, FileHandle(std::span<const std::uint8_t>(origin.data(), 20)), &root_handle());
+  (void)codec.wrap(1, FileHandle(std::span<const std::uint8_t>(origin.data(), 50)), &root_handle());  // delta
+  origin.assign(50, 0x99);
+  (void)codec.wrap(1, FileHandle(std::span<const std::uint8_t>(origin.data(), 50)), &root_handle());  // digest
   check_accepted(codec, FileHandle(b.take(kFhSize)));
 }
 
@@ -82,14 +106,14 @@ void wrap_and_tamper(HandleCodec& codec, Bytes b) {
   auto given = b.take(len);
   std::copy(given.begin(), given.end(), bytes.begin());
   const FileHandle origin{std::span<const std::uint8_t>(bytes)};
-  const FileHandle issued = codec.wrap(export_id, origin);
+  const FileHandle issued = codec.wrap(export_id, origin, &root_handle());
   FUZZ_CHECK(issued.len > 0 && issued.len <= kFhSize);
   auto d = codec.unwrap(issued);
   FUZZ_CHECK(d.has_value());
   FUZZ_CHECK(d->export_id == export_id);
-  FUZZ_CHECK(d->kind != HandleCodec::Kind::Root);
-  FUZZ_CHECK(d->origin == origin);
-  FUZZ_CHECK(codec.wrap(export_id, origin) == issued);  // stable
+  FUZZ_CHECK(d->kind != HandleCodec::Kind::Root && d->kind != HandleCodec::Kind::Mapped);
+  FUZZ_CHECK(origin_of(*d) == origin);
+  FUZZ_CHECK(codec.wrap(export_id, origin, &root_handle()) == issued);  // stable
 
   const FileHandle root = codec.root(export_id);
   auto r = codec.unwrap(root);
@@ -119,36 +143,28 @@ void wrap_and_tamper(HandleCodec& codec, Bytes b) {
   }
 }
 
-std::string reverse_key(std::uint64_t id) {
-  std::string k = "fh/i2o/";
-  for (int s = 56; s >= 0; s -= 8) k.push_back(static_cast<char>((id >> s) & 0xff));
-  return k;
-}
-
 /// Mode 2: export id (4 bytes), then the value (rest of the input) stored over the
-/// mapping record of a mapped handle, and then over the id counter.
+/// record of a digest handle.
 void corrupt_store(HandleCodec& codec, KvStore& store, Bytes b) {
   const std::uint32_t export_id = b.u32();
   std::vector<std::uint8_t> long_origin(60, 0x22);
-  const FileHandle mapped = codec.wrap(export_id, FileHandle(std::span<const std::uint8_t>(long_origin)));
-  FUZZ_CHECK(mapped.len > 5 && mapped.bytes[5] == static_cast<std::uint8_t>(HandleCodec::Kind::Mapped));
+  const FileHandle origin{std::span<const std::uint8_t>(long_origin)};
+  const FileHandle digest = codec.wrap(export_id, origin);  // no root: the digest form
+  FUZZ_CHECK(digest.len > 5 && digest.bytes[5] == static_cast<std::uint8_t>(HandleCodec::Kind::Digest));
+  std::string key;
+  store.scan(KvStore::kDefault, "fh/d2o/", "fh/d2o0", [&](std::string_view k, std::string_view) {
+    key = std::string(k);
+    return false;
+  });
+  FUZZ_CHECK(!key.empty());
   const auto rest = b.take(b.in.size());
   const std::string value(rest.begin(), rest.end());
   // Corrupted before the first unwrap: the codec's per-thread memo of verified
   // handles (cache/handle_memo.h) has not seen this handle, so unwrap reads the record.
-  store.put(reverse_key(1), value);  // the first id handed out
-  if (auto e = codec.unwrap(mapped)) {
+  store.put(key, value);
+  if (auto e = codec.unwrap(digest)) {
     FUZZ_CHECK(e->export_id == export_id);
-    FUZZ_CHECK(e->origin.len >= 1 && e->origin.len <= kFhSize);
-    FUZZ_CHECK(value.size() == 4u + e->origin.len);
-  }
-  // A corrupt id counter is refused with an error, never used.
-  store.put("fh/next", value);
-  std::vector<std::uint8_t> other(61, 0x33);
-  try {
-    const FileHandle h = codec.wrap(export_id, FileHandle(std::span<const std::uint8_t>(other)));
-    FUZZ_CHECK(h.len > 0 && h.len <= kFhSize);
-  } catch (const std::runtime_error&) {
+    FUZZ_CHECK(e->origin == origin);  // only the record it was issued for passes
   }
 }
 

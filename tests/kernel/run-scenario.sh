@@ -37,9 +37,12 @@ EXPORT_DIR=$RUN/export
 mkdir -p "$EXPORT_DIR"
 gw_pid=
 keeper_pid=
+during_pid=
 status=1
 cleanup() {
   [ -z "$keeper_pid" ] || kill "$keeper_pid" 2>/dev/null || true
+  [ -z "$during_pid" ] || kill "$during_pid" 2>/dev/null || true
+  host_cleanup || true
   if [ -n "$gw_pid" ]; then
     kill "$gw_pid" 2>/dev/null || true
     for _ in $(seq 50); do kill -0 "$gw_pid" 2>/dev/null || break; sleep 0.1; done
@@ -67,9 +70,14 @@ GUEST_ROLES="single"
 GUEST_TIMEOUT=120
 GUEST_MEM=512
 NEEDS_RPCBIND=0
+# A scenario that stops nfsgw itself while the guest runs (failover) sets this.
+GW_STOPPED_BY_SCENARIO=0
 host_prepare() { :; }
 host_verify() { :; }
 guest_env() { :; }
+# Optional: host_during runs in the background while the guests run (it sees
+# gw_pid); host_cleanup runs on exit, whatever happened.
+host_cleanup() { :; }
 . "$here/scenarios/$scenario.host.sh"
 
 # A stale server on our ports would answer in place of the one under test.
@@ -196,9 +204,13 @@ for role in $GUEST_ROLES; do
   boot_guest "$role" &
   pids+=($!)
 done
+if declare -F host_during >/dev/null; then
+  host_during > "$RUN/host-during.log" 2>&1 &
+  during_pid=$!
+fi
 # Guests mount "hard": if nfsgw dies they would hang until their time-out, so
 # stop them as soon as the gateway is gone.
-if [ -n "$gw_pid" ]; then
+if [ -n "$gw_pid" ] && [ "$GW_STOPPED_BY_SCENARIO" != 1 ]; then
   while :; do
     alive=0
     for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && alive=1; done
@@ -214,7 +226,12 @@ fi
 guest_fail=0
 for p in "${pids[@]}"; do wait "$p" || guest_fail=1; done
 if [ -n "$keeper_pid" ]; then kill "$keeper_pid" 2>/dev/null || true; keeper_pid=; fi
-if [ "$target" = gateway ] && ! kill -0 "$gw_pid" 2>/dev/null; then
+if [ -n "$during_pid" ]; then
+  wait "$during_pid" || { cat "$RUN/host-during.log"; die "the scenario's host_during failed"; }
+  during_pid=
+  cat "$RUN/host-during.log"
+fi
+if [ "$target" = gateway ] && [ "$GW_STOPPED_BY_SCENARIO" != 1 ] && ! kill -0 "$gw_pid" 2>/dev/null; then
   tail -50 "$RUN/gw/nfsgw.log"; die "nfsgw exited during the scenario"
 fi
 [ "$guest_fail" = 0 ] || { [ -n "$gw_pid" ] && tail -30 "$RUN/gw/nfsgw.log"; die "guest reported failure or did not finish"; }

@@ -10,6 +10,8 @@ constexpr std::uint16_t kOriginNfsPort = 25490;
 constexpr std::uint16_t kOriginMountPort = 25048;
 constexpr std::uint16_t kGatewayPort = 25049;
 constexpr std::uint16_t kSecondGatewayPort = 25050;
+/// two_nodes_test: HAProxy in front of the gateways on kGatewayPort and kSecondGatewayPort.
+constexpr std::uint16_t kBalancerPort = 25051;
 /// An origin that is deliberately not running when nfsgw starts (origin_down_test).
 constexpr std::uint16_t kLateOriginNfsPort = 25590;
 constexpr std::uint16_t kLateOriginMountPort = 25148;

@@ -1,5 +1,6 @@
-// HandleCodec round trips: root, embedded and mapped handles; stability; limits;
-// concurrency of mapped-id allocation.
+// HandleCodec round trips: root, embedded and digest handles; stability; limits;
+// concurrent wraps of long handles. Delta handles and agreement between nodes:
+// handle_nodes_test.cpp.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -46,16 +47,16 @@ TEST(HandleCodec, EmbeddedRoundTripEverySize) {
   }
 }
 
-TEST(HandleCodec, MappedRoundTripEverySize) {
+TEST(HandleCodec, DigestRoundTripEverySize) {
   auto store = make_memory_store();
   HandleCodec codec(secret(1), *store);
   for (std::size_t len = 43; len <= 64; ++len) {
     auto o = origin(len);
-    auto h = codec.wrap(7, o);
-    EXPECT_EQ(h.len, 30);
+    auto h = codec.wrap(7, o);  // no root given: the Digest form
+    EXPECT_EQ(h.len, 38);
     auto d = codec.unwrap(h);
     ASSERT_TRUE(d) << len;
-    EXPECT_EQ(d->kind, HandleCodec::Kind::Mapped);
+    EXPECT_EQ(d->kind, HandleCodec::Kind::Digest);
     EXPECT_EQ(d->export_id, 7u);
     EXPECT_EQ(d->origin, o);
   }
@@ -109,7 +110,7 @@ TEST(HandleCodec, ExportIdIsNotJudgedByTheCodec) {
   EXPECT_EQ(d->export_id, 0xdeadbeefu);
 }
 
-TEST(HandleCodec, MappedIdUnknownToStoreIsRefused) {
+TEST(HandleCodec, DigestUnknownToStoreIsRefused) {
   auto store = make_memory_store(), empty = make_memory_store();
   HandleCodec issuer(secret(1), *store), other_node(secret(1), *empty);
   auto h = issuer.wrap(1, origin(50));
@@ -120,8 +121,7 @@ TEST(HandleCodec, MappedIdUnknownToStoreIsRefused) {
 namespace {
 
 /// A store whose reads pause briefly: it widens the window between "not mapped
-/// yet" and "mapped" so that an unsynchronised allocator would hand out several
-/// ids. The assertions do not depend on the pause; only the chance to catch a
+/// yet" and "mapped" so that concurrent wraps of one handle overlap. The assertions do not depend on the pause; only the chance to catch a
 /// missing lock does.
 class SlowStore final : public KvStore {
  public:
@@ -144,7 +144,7 @@ class SlowStore final : public KvStore {
 
 }  // namespace
 
-TEST(HandleCodec, ConcurrentWrapsOfOneLongHandleGiveOneId) {
+TEST(HandleCodec, ConcurrentWrapsOfOneLongHandleGiveOneHandle) {
   SlowStore store;
   HandleCodec codec(secret(1), store);
   constexpr int kThreads = 8, kRounds = 30;
@@ -165,7 +165,7 @@ TEST(HandleCodec, ConcurrentWrapsOfOneLongHandleGiveOneId) {
   }
 }
 
-TEST(HandleCodec, ConcurrentWrapsOfDistinctHandlesGetDistinctIds) {
+TEST(HandleCodec, ConcurrentWrapsOfDistinctHandlesGetDistinctHandles) {
   SlowStore store;
   HandleCodec codec(secret(1), store);
   constexpr int kThreads = 4, kEach = 40;

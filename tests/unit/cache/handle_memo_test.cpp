@@ -14,15 +14,16 @@ using nfsgw::cache::testing::ControlledStore;
 using nfsgw::cache::testing::origin;
 using nfsgw::cache::testing::secret;
 
-TEST(HandleMemo, AMappedHandleReadsTheMapOnlyTheFirstTime) {
+TEST(HandleMemo, ADigestHandleReadsTheMapOnlyTheFirstTime) {
   ControlledStore store(make_memory_store());
   HandleCodec codec(secret(1), store);
-  const auto long_origin = origin(60, 3);  // too long to embed: mapped
-  const auto fh = codec.wrap(1, long_origin);
+  const auto long_origin = origin(60, 3);  // too long to embed, no root given: a digest
+  const auto root = origin(60, 200);     // shares no byte with it: no delta
+  const auto fh = codec.wrap(1, long_origin, &root);
 
   // Wrap again: the memo answers, the map is not read.
   const int before_wrap = store.disk_gets + store.memory_gets;
-  EXPECT_EQ(codec.wrap(1, long_origin), fh);
+  EXPECT_EQ(codec.wrap(1, long_origin, &root), fh);
   EXPECT_EQ(store.disk_gets + store.memory_gets, before_wrap);
 
   // In another thread (an empty memo), unwrap reads the map: the positive control.
@@ -36,7 +37,7 @@ TEST(HandleMemo, AMappedHandleReadsTheMapOnlyTheFirstTime) {
     d = codec.unwrap(fh);
     ASSERT_TRUE(d);
     EXPECT_EQ(d->origin, long_origin);
-    EXPECT_EQ(d->kind, HandleCodec::Kind::Mapped);
+    EXPECT_EQ(d->kind, HandleCodec::Kind::Digest);
     EXPECT_EQ(d->export_id, 1u);
     EXPECT_EQ(store.disk_gets + store.memory_gets, after_first) << "the second unwrap comes from the memo";
   }).join();

@@ -1,4 +1,4 @@
-// Mapped handles survive a restart: reopen the RocksDB store, load the secret
+// Digest handles survive a restart: reopen the RocksDB store, load the secret
 // file again, build a new codec, and old handles still resolve.
 #include <gtest/gtest.h>
 
@@ -13,7 +13,7 @@ using namespace nfsgw::cache;
 using nfsgw::cache::testing::origin;
 using nfsgw::cache::testing::TempDir;
 
-TEST(HandlePersistence, MappedHandlesSurviveRestart) {
+TEST(HandlePersistence, DigestHandlesSurviveRestart) {
   TempDir dir;
   std::vector<nfs3::FileHandle> issued;
   {
@@ -28,7 +28,7 @@ TEST(HandlePersistence, MappedHandlesSurviveRestart) {
   for (std::uint8_t tag = 0; tag < 20; ++tag) {
     auto d = codec.unwrap(issued[tag]);
     ASSERT_TRUE(d) << int(tag);
-    EXPECT_EQ(d->kind, HandleCodec::Kind::Mapped);
+    EXPECT_EQ(d->kind, HandleCodec::Kind::Digest);
     EXPECT_EQ(d->origin, origin(64, tag));
     // The same origin handle is given the same gateway handle after the restart.
     EXPECT_EQ(codec.wrap(5, origin(64, tag)), issued[tag]);
@@ -36,7 +36,7 @@ TEST(HandlePersistence, MappedHandlesSurviveRestart) {
   EXPECT_EQ(codec.unwrap(issued[20])->origin, origin(10));
   EXPECT_EQ(codec.unwrap(issued[21])->kind, HandleCodec::Kind::Root);
 
-  // The id counter was persisted: a new long handle does not reuse an old id.
+  // A new long handle gets a handle of its own.
   auto fresh = codec.wrap(5, origin(64, 200));
   std::set<std::vector<std::uint8_t>> all;
   for (const auto& h : issued) all.emplace(h.view().begin(), h.view().end());

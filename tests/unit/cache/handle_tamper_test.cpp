@@ -83,9 +83,15 @@ TEST_F(HandleTamper, ExportIdSwapIsRefused) {
 }
 
 TEST_F(HandleTamper, KindSwapIsRefused) {
-  auto embedded = codec.wrap(1, origin(8));  // 30 bytes, the size of a mapped handle
+  auto embedded = codec.wrap(1, origin(8));  // 30 bytes, the size of a legacy mapped handle
   auto bad = embedded;
   bad.bytes[5] = static_cast<std::uint8_t>(HandleCodec::Kind::Mapped);
+  EXPECT_FALSE(codec.unwrap(bad));
+  auto sixteen = codec.wrap(1, origin(16));  // 38 bytes, the size of a digest handle
+  bad = sixteen;
+  bad.bytes[5] = static_cast<std::uint8_t>(HandleCodec::Kind::Digest);
+  EXPECT_FALSE(codec.unwrap(bad));
+  bad.bytes[5] = static_cast<std::uint8_t>(HandleCodec::Kind::Delta);
   EXPECT_FALSE(codec.unwrap(bad));
   auto root = codec.root(1);
   root.bytes[5] = static_cast<std::uint8_t>(HandleCodec::Kind::Embedded);

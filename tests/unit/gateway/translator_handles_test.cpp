@@ -54,7 +54,7 @@ TEST_F(TranslatorHandlesTest, EachExportReachesItsOwnDownstream) {
   EXPECT_EQ(ro_fake.last_ctx().export_id, kRoId);
 }
 
-TEST_F(TranslatorHandlesTest, LongOriginHandlesPassThroughTheMappedForm) {
+TEST_F(TranslatorHandlesTest, LongOriginHandlesPassThroughTheDigestForm) {
   std::vector<std::uint8_t> big(64);
   for (std::size_t i = 0; i < big.size(); ++i) big[i] = static_cast<std::uint8_t>(255 - i);
   const nfs3::FileHandle origin(big);
