@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <stdexcept>
@@ -91,6 +92,9 @@ void GaneshaOrigin::kill9() {
     if (stat.empty() || stat.find(") Z") != std::string::npos) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
+  // A zombie nobody reaps (a container's init may not) still answers kill -0: the
+  // start script would take it for a running server.
+  std::remove((state_dir_ + "/ganesha.pid").c_str());
   started_ = false;
 }
 
