@@ -117,7 +117,7 @@ void LoadClient::step() {
   std::advance(it, rng_() % files_.size());
   FileModel& f = it->second;
   if (options_.unstable_only) {
-    if (dice < 15) return read_back(f);
+    if (dice < 10) return read_back(f);
     return write_unstable(f);
   }
   if (dice < 45) return write_stable(f);
@@ -178,7 +178,9 @@ void LoadClient::write_stable(FileModel& f) {
 }
 
 void LoadClient::write_unstable(FileModel& f) {
-  const unsigned n = 2 + rng_() % 2;
+  // Longer batches when only UNSTABLE writes run: an origin restart then most
+  // likely falls between a batch's writes and its COMMIT.
+  const unsigned n = options_.unstable_only ? 4 + rng_() % 3 : 2 + rng_() % 2;
   std::map<unsigned, unsigned> batch;
   {
     std::lock_guard lock(model_mu_);

@@ -65,7 +65,7 @@ struct LoadOptions {
   std::chrono::milliseconds jukebox_pause{1000};
   /// JUKEBOX retries of one call, at most (then it is a failure).
   unsigned max_jukebox_retries = 200;
-  /// Only UNSTABLE writes with COMMIT (and READs of the file, which fill the data
+  /// Only UNSTABLE writes (batches of 4-6) with COMMIT (and READs, which fill the data
   /// cache): no FILE_SYNC, create beyond the first files, rename or remove.
   bool unstable_only = false;
 };

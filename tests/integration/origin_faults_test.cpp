@@ -239,7 +239,7 @@ std::size_t lose_chunk(const std::string& path, std::uint64_t off) {
 
 TEST(OriginFaults, OriginRestartDuringUnstableWritesLosesNothingCommitted) {
   REQUIRE_SETUP();
-  constexpr unsigned kClients = 3;
+  constexpr unsigned kClients = 4;
   LoadTotals totals;
   LoadOptions opt;
   opt.unstable_only = true;
