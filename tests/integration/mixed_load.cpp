@@ -205,6 +205,7 @@ void LoadClient::write_unstable(FileModel& f) {
       if (verf && *verf != w.verf) same_verf = false;
       verf = w.verf;
     }
+    if (options_.commit_delay.count() > 0) std::this_thread::sleep_for(options_.commit_delay);
     auto c = with_retries([&] { return conn_->commit(f.handle); }, nullptr);
     if (lost(c)) return;
     check_status(c, "COMMIT");

@@ -68,6 +68,9 @@ struct LoadOptions {
   /// Only UNSTABLE writes (batches of 4-6) with COMMIT (and READs, which fill the data
   /// cache): no FILE_SYNC, create beyond the first files, rename or remove.
   bool unstable_only = false;
+  /// A pause between a batch's UNSTABLE writes and its COMMIT (the Linux client
+  /// commits later too): a fault then most likely falls inside a batch.
+  std::chrono::milliseconds commit_delay{0};
 };
 
 /// What one client knows of one of its files.

@@ -247,11 +247,15 @@ TEST(OriginFaults, OriginRestartDuringUnstableWritesLosesNothingCommitted) {
   LoadTotals totals;
   LoadOptions opt;
   opt.unstable_only = true;
+  opt.commit_delay = milliseconds(20);  // the restart then falls between writes and COMMIT
   opt.transport_failure_is_error = true;
   opt.timeout_ms = 120000;
   std::vector<std::unique_ptr<LoadClient>> clients;
   for (unsigned i = 0; i < kClients; ++i) {
-    clients.push_back(std::make_unique<LoadClient>(20 + i, totals, origin_dir(), opt));
+    // Folders of their own in each run (--gtest_repeat): client20..., client30...
+    static unsigned runs = 0;
+    clients.push_back(std::make_unique<LoadClient>(20 + 10 * runs + i, totals, origin_dir(), opt));
+    if (i + 1 == kClients) ++runs;
     ASSERT_TRUE(clients.back()->prepare(gw().port())) << clients.back()->failures();
   }
   std::atomic<bool> stop{false};
