@@ -213,7 +213,7 @@ class IndexedBlockStore final : public BlockStore {
         batch.put(blocks_fam_, bkey,
                   codec::encode(BlockRecord{rec.id, static_cast<std::uint32_t>(data.size()), crc32c(data)}));
         batch.put(files_fam_, fkey, codec::encode(rec));
-        kv_.write(batch, KvStore::Durability::Unsynced);
+        write_index(batch);
         if (replaced) {
           account(*replaced, -1);
           files_->remove(replaced->id);
@@ -327,6 +327,26 @@ class IndexedBlockStore final : public BlockStore {
     }
   }
 
+  /// Every index write. After a failed one, the KvStore is asked to recover first:
+  /// RocksDB refuses every write after a failed WAL or flush write until it is
+  /// resumed, and resumes by itself only after ENOSPC, not after EROFS or EIO. While
+  /// the disk still fails, recover() throws and the caller gets that error.
+  void write_index(const Batch& batch) {
+    if (index_failed_.load()) {
+      std::lock_guard lock(recover_mu_);
+      if (index_failed_.load()) {
+        kv_.recover();
+        index_failed_.store(false);
+      }
+    }
+    try {
+      kv_.write(batch, KvStore::Durability::Unsynced);
+    } catch (const std::runtime_error&) {
+      index_failed_.store(true);
+      throw;
+    }
+  }
+
   void move_lru(Batch& batch, std::string_view fkey, FileRecord& rec, Millis now) {
     batch.erase(lru_fam_, codec::lru_key(rec.last_used, fkey));
     batch.put(lru_fam_, codec::lru_key(now, fkey), {});
@@ -342,7 +362,7 @@ class IndexedBlockStore final : public BlockStore {
     FileRecord rec = *f;
     move_lru(batch, fkey, rec, now);
     batch.put(files_fam_, fkey, codec::encode(rec));
-    kv_.write(batch, KvStore::Durability::Unsynced);
+    write_index(batch);
   }
 
   /// Drops block `index` if its record is still `seen` (a reader found it bad).
@@ -361,7 +381,7 @@ class IndexedBlockStore final : public BlockStore {
     Batch batch;
     batch.erase(blocks_fam_, codec::block_key(fkey, index));
     batch.put(files_fam_, fkey, codec::encode(rec));
-    kv_.write(batch, KvStore::Durability::Unsynced);
+    write_index(batch);
     account(f, -1);
     account(rec, +1);
     files_->punch(f.id, offset_of(index), o_.block_bytes);
@@ -372,7 +392,7 @@ class IndexedBlockStore final : public BlockStore {
     batch.erase_range(blocks_fam_, fkey, codec::prefix_end(fkey));
     batch.erase(files_fam_, fkey);
     batch.erase(lru_fam_, codec::lru_key(f.last_used, fkey));
-    kv_.write(batch, KvStore::Durability::Unsynced);
+    write_index(batch);
     account(f, -1);
     files_->remove(f.id);
     if (evicted) {
@@ -387,7 +407,7 @@ class IndexedBlockStore final : public BlockStore {
     Batch batch;
     batch.erase_range(blocks_fam_, fkey, codec::prefix_end(fkey));
     batch.erase(files_fam_, fkey);
-    kv_.write(batch, KvStore::Durability::Unsynced);
+    write_index(batch);
   }
 
   void evict_one(const std::string& key) {
@@ -400,7 +420,7 @@ class IndexedBlockStore final : public BlockStore {
     }
     Batch batch;  // not a file's current position: left by an older version
     batch.erase(lru_fam_, key);
-    kv_.write(batch, KvStore::Durability::Unsynced);
+    write_index(batch);
   }
 
   /// restamp (data empty) and apply_write.
@@ -424,7 +444,7 @@ class IndexedBlockStore final : public BlockStore {
       if (before.size != after.size) fit_to_size(fkey, rec, before, after, batch, changed, punched);
       rec.stamp = after;
       batch.put(files_fam_, fkey, codec::encode(rec));
-      kv_.write(batch, KvStore::Durability::Unsynced);
+      write_index(batch);
       account(*f, -1);
       account(rec, +1);
       for (auto index : punched) files_->punch(rec.id, offset_of(index), o_.block_bytes);
@@ -538,6 +558,8 @@ class IndexedBlockStore final : public BlockStore {
   std::array<std::shared_mutex, kStripes> stripes_;
   std::mutex evict_mu_;
   std::atomic<std::uint64_t> next_id_{1};
+  std::atomic<bool> index_failed_{false};  // the last index write failed: recover() first
+  std::mutex recover_mu_;
   std::atomic<std::uint64_t> files_count_{0}, blocks_{0}, bytes_{0};
   std::atomic<std::uint64_t> hits_{0}, misses_{0}, corrupt_{0};
   std::atomic<std::uint64_t> evicted_files_{0}, evicted_blocks_{0}, evicted_bytes_{0};

@@ -27,9 +27,11 @@
 // Reads of a block and writes of it exclude each other, so a reader never sees a
 // half-written block; two writes of one block leave the last one, intact.
 //
-// Errors: a failing disk (ENOSPC, EIO, a RocksDB I/O error, ...) throws
+// Errors: a failing disk (ENOSPC, EROFS, EIO, a RocksDB I/O error, ...) throws
 // BlockStoreError from any method; the store stays usable (the next call tries
-// again) and the gateway should forward to the origin and log once. Missing,
+// again; after a failed index write it first asks the index to recover, which
+// RocksDB needs after EROFS or EIO) and the gateway should forward to the origin
+// and log once. Missing,
 // short or corrupt data is never an error: it is a miss.
 #pragma once
 

@@ -39,6 +39,20 @@
 //   the disk usage the budget sees close to the live data.
 //
 // Errors throw std::runtime_error with RocksDB's message and the directory.
+//
+// Recovery (recover(), after a failed write): DB::Resume() first. RocksDB cannot
+// resume from every error: a WAL it could not create when switching memtables (a
+// read-only disk: EROFS) is a fatal background error, and Resume() refuses for the
+// life of the DB object. Then, once a probe file can be created in the directory
+// again, the database is closed and opened again in place (its WAL replayed): the
+// same object serves on, and every call waits on a shared lock that only the
+// reopen takes exclusively. If that open fails, calls fail (std::runtime_error)
+// until a later recover() opens it.
+#include <cstdio>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <shared_mutex>
 #include <rocksdb/cache.h>
 #include <rocksdb/convenience.h>
 #include <rocksdb/db.h>
@@ -66,21 +80,30 @@ namespace {
 
 rocksdb::Slice slice(std::string_view s) { return {s.data(), s.size()}; }
 
+/// What opening needs, kept for a reopen.
+struct OpenSpec {
+  rocksdb::DBOptions options;
+  std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;  // every family the database has
+  std::vector<std::string> families;                         // ours, in the caller's order
+  std::string dir;
+};
+
+/// An open database: the DB, a handle for every family it has, and ours.
+struct OpenDb {
+  rocksdb::DB* db = nullptr;
+  std::vector<rocksdb::ColumnFamilyHandle*> all_handles;
+  std::vector<rocksdb::ColumnFamilyHandle*> families;  // [0] default, [i+1] families[i]
+};
+
+OpenDb open_db(const OpenSpec& spec);
+
 class RocksDbStore final : public KvStore {
  public:
-  RocksDbStore(rocksdb::DB* db, std::vector<rocksdb::ColumnFamilyHandle*> all_handles,
-               std::vector<rocksdb::ColumnFamilyHandle*> families, std::vector<std::string> names,
-               std::string dir)
-      : db_(db), all_handles_(std::move(all_handles)), families_(std::move(families)),
-        names_(std::move(names)), dir_(std::move(dir)) {}
+  RocksDbStore(OpenDb open, OpenSpec spec)
+      : db_(open.db), all_handles_(std::move(open.all_handles)), families_(std::move(open.families)),
+        names_(spec.families), dir_(spec.dir), spec_(std::move(spec)) {}
 
-  ~RocksDbStore() override {
-    for (auto* h : all_handles_) (void)db_->DestroyColumnFamilyHandle(h);
-    // Close() reports errors that the destructor would swallow; nothing can be
-    // done about them here: the WAL holds every write already.
-    (void)db_->Close();
-    delete db_;
-  }
+  ~RocksDbStore() override { close(); }
 
   using KvStore::get;
 
@@ -91,6 +114,8 @@ class RocksDbStore final : public KvStore {
   }
 
   Found get(Family f, std::string_view key, std::string& value, Tier tier) override {
+    std::shared_lock lock(reopen_mu_);
+    require_open();
     rocksdb::ReadOptions ro;
     if (tier == Tier::MemoryOnly) ro.read_tier = rocksdb::kBlockCacheTier;
     auto s = db_->Get(ro, handle(f), slice(key), &value);
@@ -101,6 +126,8 @@ class RocksDbStore final : public KvStore {
   }
 
   void write(const Batch& batch, Durability durability) override {
+    std::shared_lock lock(reopen_mu_);
+    require_open();
     rocksdb::WriteBatch wb;
     for (const auto& c : batch.changes) {
       auto* cf = handle(c.family);
@@ -127,6 +154,8 @@ class RocksDbStore final : public KvStore {
 
   void scan(Family f, std::string_view begin, std::string_view end,
             const std::function<bool(std::string_view, std::string_view)>& visit) override {
+    std::shared_lock lock(reopen_mu_);
+    require_open();
     rocksdb::ReadOptions ro;
     // Scans serve tools and the budget sweep: do not push the hot set out.
     ro.fill_cache = false;
@@ -143,11 +172,29 @@ class RocksDbStore final : public KvStore {
   void recover() override {
     // A failed WAL or flush write leaves RocksDB refusing writes until resumed
     // (it may also have resumed by itself once space returned: then a no-op).
-    auto s = db_->Resume();
-    if (!s.ok()) throw_status("resume", dir_, s);
+    {
+      std::shared_lock lock(reopen_mu_);
+      if (db_ != nullptr) {
+        auto s = db_->Resume();
+        if (s.ok()) return;
+        // Fatal (say, no new WAL could be created): only a reopen clears it, and
+        // only once the directory takes new files again.
+        if (!writable()) throw_status("resume", dir_, s);
+      } else if (!writable()) {
+        throw std::runtime_error("rocksdb in " + dir_ + ": closed, and the directory does not take new files yet");
+      }
+    }
+    std::unique_lock lock(reopen_mu_);
+    close();
+    OpenDb fresh = open_db(spec_);  // throws: stays closed until the next recover()
+    db_ = fresh.db;
+    all_handles_ = std::move(fresh.all_handles);
+    families_ = std::move(fresh.families);
   }
 
   FamilyUsage usage(Family f) override {
+    std::shared_lock lock(reopen_mu_);
+    require_open();
     auto* cf = handle(f);
     FamilyUsage u;
     std::uint64_t v = 0;
@@ -183,11 +230,42 @@ class RocksDbStore final : public KvStore {
     return wb.Delete(cf, slice(last));
   }
 
+  void require_open() const {
+    if (db_ == nullptr) throw std::runtime_error("rocksdb in " + dir_ + ": closed after a failed reopen");
+  }
+
+  /// Whether a new file can be created (and written) in the directory now.
+  bool writable() const {
+    const std::string probe = dir_ + "/.nfsgw-write-probe";
+    const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0) return false;
+    const bool ok = ::write(fd, "x", 1) == 1;
+    ::close(fd);
+    std::remove(probe.c_str());
+    return ok;
+  }
+
+  /// With reopen_mu_ held exclusively (or from the destructor).
+  void close() {
+    if (db_ == nullptr) return;
+    for (auto* h : all_handles_) (void)db_->DestroyColumnFamilyHandle(h);
+    // Close() reports errors that the destructor would swallow; nothing can be
+    // done about them here: the WAL holds every write already.
+    (void)db_->Close();
+    delete db_;
+    db_ = nullptr;
+    all_handles_.clear();
+    families_.clear();
+  }
+
   rocksdb::DB* db_;
   std::vector<rocksdb::ColumnFamilyHandle*> all_handles_;  // every family in the database
   std::vector<rocksdb::ColumnFamilyHandle*> families_;     // [0] default, [i+1] names[i]
   const std::vector<std::string> names_;
   const std::string dir_;
+  const OpenSpec spec_;
+  /// Shared by every call, exclusive for a reopen (which replaces db_ and the handles).
+  mutable std::shared_mutex reopen_mu_;
 };
 
 /// The best codec of `wanted` (in order) that this librocksdb build supports.
@@ -278,20 +356,31 @@ std::unique_ptr<KvStore> open_rocksdb_store(const std::string& dir, unsigned blo
     if (std::find(existing.begin(), existing.end(), n) == existing.end()) existing.push_back(n);
 
   const auto cf_options = family_options(block_cache, cache_bytes);
-  std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
-  for (const auto& n : existing) descriptors.emplace_back(n, cf_options);
-
-  rocksdb::DB* raw = nullptr;
-  std::vector<rocksdb::ColumnFamilyHandle*> handles;
-  auto s = rocksdb::DB::Open(options, dir, descriptors, &handles, &raw);
-  if (!s.ok()) throw_status("open", dir, s);
-
-  auto index_of = [&](const std::string& n) {
-    return static_cast<std::size_t>(std::find(existing.begin(), existing.end(), n) - existing.begin());
-  };
-  std::vector<rocksdb::ColumnFamilyHandle*> ours{handles[index_of(rocksdb::kDefaultColumnFamilyName)]};
-  for (const auto& n : families) ours.push_back(handles[index_of(n)]);
-  return std::make_unique<RocksDbStore>(raw, std::move(handles), std::move(ours), families, dir);
+  OpenSpec spec;
+  spec.options = options;
+  for (const auto& n : existing) spec.descriptors.emplace_back(n, cf_options);
+  spec.families = families;
+  spec.dir = dir;
+  OpenDb db = open_db(spec);
+  return std::make_unique<RocksDbStore>(std::move(db), std::move(spec));
 }
+
+namespace {
+
+OpenDb open_db(const OpenSpec& spec) {
+  OpenDb out;
+  auto s = rocksdb::DB::Open(spec.options, spec.dir, spec.descriptors, &out.all_handles, &out.db);
+  if (!s.ok()) throw_status("open", spec.dir, s);
+  auto index_of = [&](const std::string& n) {
+    for (std::size_t i = 0; i < spec.descriptors.size(); ++i)
+      if (spec.descriptors[i].name == n) return i;
+    return spec.descriptors.size();
+  };
+  out.families.push_back(out.all_handles[index_of(rocksdb::kDefaultColumnFamilyName)]);
+  for (const auto& n : spec.families) out.families.push_back(out.all_handles[index_of(n)]);
+  return out;
+}
+
+}  // namespace
 
 }  // namespace nfsgw::cache

@@ -112,8 +112,19 @@ Awaitable<nfs3::PathconfRes> DataCache::pathconf(const CallContext& ctx, nfs3::P
   return next_.pathconf(ctx, std::move(args));
 }
 // The verifier passes through untouched: clients resend after an origin restart.
+// A changed one drops the blocks of the files with uncommitted writes.
 Awaitable<nfs3::CommitRes> DataCache::commit(const CallContext& ctx, nfs3::CommitArgs args) {
-  return next_.commit(ctx, std::move(args));
+  const nfs3::FileHandle fh = args.file;
+  const bool whole_file = args.count == 0;
+  nfs3::CommitRes res = co_await next_.commit(ctx, std::move(args));
+  if (res.status == Status::Ok && !res.gateway_status) {
+    Forget forget = uncommitted_.committed(fh, res.verf, whole_file);
+    if (!forget.files.empty() || forget.verifier_changed) {
+      auto drop = forget_files(std::move(forget));
+      co_await std::move(drop);
+    }
+  }
+  co_return res;
 }
 
 // ---- changes ---------------------------------------------------------------------
@@ -129,6 +140,15 @@ Awaitable<nfs3::WriteRes> DataCache::write(const CallContext& ctx, nfs3::WriteAr
   std::vector<std::uint8_t> data;
   if (had_blocks) data = args.data;
   nfs3::WriteRes res = co_await next_.write(ctx, std::move(args));
+  if (res.status == Status::Ok && !res.gateway_status) {
+    // Before the patch: a changed verifier drops this file's blocks too when it
+    // had uncommitted writes (the patch below then finds no blocks).
+    Forget forget = uncommitted_.written(fh, res.verf, res.committed == nfs3::StableHow::Unstable);
+    if (!forget.files.empty() || forget.verifier_changed) {
+      auto drop = forget_files(std::move(forget));
+      co_await std::move(drop);
+    }
+  }
 
   const std::optional<Versions> v = versions_of(res.file_wcc);
   if (res.status == Status::Ok && !res.gateway_status && v) {
@@ -207,11 +227,29 @@ void DataCache::drop_blocking(const cache::ObjectKey& file) {
   }
 }
 
+Awaitable<void> DataCache::forget_files(Forget forget) {
+  if (forget.verifier_changed) {
+    spdlog::warn("data cache, export {:#x}: the origin's write verifier changed (it restarted and may have lost "
+                 "UNSTABLE writes not yet committed): dropping the cached blocks of {} file(s) written since "
+                 "their last COMMIT",
+                 export_id_, forget.files.size());
+  }
+  for (const auto& fh : forget.files) {
+    auto drop = drop_now(fh);
+    co_await std::move(drop);
+  }
+}
+
+void DataCache::store_worked() {
+  if (store_error_logged_.load(std::memory_order_relaxed) && store_error_logged_.exchange(false))
+    spdlog::warn("data cache, export {:#x}: block store works again: blocks are kept again", export_id_);
+}
+
 void DataCache::store_failed(const std::exception& e) {
   DataStats::bump(stats_.store_errors);
   if (!store_error_logged_.exchange(true))
     spdlog::warn("data cache, export {:#x}: block store error, served from the origin instead "
-                 "(logged once per export): {}",
+                 "(logged once until it works again): {}",
                  export_id_, e.what());
 }
 

@@ -17,7 +17,10 @@
 //
 // WRITE is write-through: forwarded first, the client gets the origin's answer
 // (stability and verifier untouched); then cached blocks are patched when the WCC
-// pre-op attributes show the file was the cached version, else dropped. SETATTR:
+// pre-op attributes show the file was the cached version, else dropped. The
+// origin's write verifier is watched (uncommitted_writes.h): when it changes (the
+// origin restarted and may have lost UNSTABLE writes not yet committed), the blocks
+// of every file written UNSTABLE since its last COMMIT are dropped. SETATTR:
 // forwarded, then the blocks are restamped (cut to a new size) or dropped.
 // Everything else passes straight to the next layer.
 //
@@ -46,6 +49,7 @@
 
 #include "gateway/datacache/data_stats.h"
 #include "gateway/datacache/read_ahead.h"
+#include "gateway/datacache/uncommitted_writes.h"
 #include "gateway/nfs3_program.h"
 #include "gateway/single_flight.h"
 
@@ -146,8 +150,13 @@ class DataCache final : public Nfs3Program {
   Awaitable<void> drop_now(const nfs3::FileHandle& fh);
   /// Drops the file's blocks here and now (a pool thread); never throws.
   void drop_blocking(const cache::ObjectKey& file);
-  /// Counts a store error and logs the first one of this export.
+  /// Drops the blocks of `forget`'s files (waits for it); logs a verifier change.
+  Awaitable<void> forget_files(Forget forget);
+  /// Counts a store error and logs the first one of this export (again after
+  /// store_worked()).
   void store_failed(const std::exception& e);
+  /// A block was stored: after a logged store error, says the store works again.
+  void store_worked();
 
   cache::ObjectKey key(const nfs3::FileHandle& fh) const { return {export_id_, fh}; }
 
@@ -166,6 +175,7 @@ class DataCache final : public Nfs3Program {
   // into live memory.
   std::shared_ptr<std::atomic<std::uint32_t>> in_flight_ = std::make_shared<std::atomic<std::uint32_t>>(0);
   std::atomic<bool> store_error_logged_{false};
+  UncommittedWrites uncommitted_;
 };
 
 }  // namespace nfsgw::datacache

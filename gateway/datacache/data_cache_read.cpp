@@ -190,6 +190,7 @@ Awaitable<DataCache::Fetched> DataCache::fetch_block(CallContext ctx, nfs3::File
     try {
       auto put = store_block(fh, stamp, index, bytes);
       co_await std::move(put);
+      store_worked();
     } catch (const cache::BlockStoreError& e) {
       store_failed(e);  // the bytes are good: answered, just not kept
     }

@@ -10,7 +10,11 @@
 //     NFS3ERR_STALE) through the restarted nfsgw. A call whose reply the kill took
 //     is not counted as acknowledged: its bytes are not checked.
 //     Rounds: $NFSGW_CRASH_ROUNDS (default 20, the figure: about 1 s a round;
-//     figures in docs/benchmarks.md).
+//     figures in docs/benchmarks.md). CI: stage 1 runs the 20 rounds; the sanitizer
+//     stage (scripts/test.sh) sets NFSGW_CRASH_ROUNDS=5, enough to run every
+//     restart path under ASan at a quarter of the cost, and
+//     NFSGW_CRASH_DISK_FILES=60 (files read per pass in the two cache-disk tests,
+//     default 300; the big listing that makes RocksDB fail is kept).
 //   - SigtermUnderLoad: SIGTERM while clients have calls in flight (pipelined
 //     GETATTRs and writes): nfsgw exits with 0, says every call in flight finished
 //     or failed (nothing left queued on its io_context), RocksDB logged its
@@ -21,6 +25,12 @@
 //   - CacheDiskFull: the cache directory on a small tmpfs of its own, filled up:
 //     calls still succeed (forwarded), the log says so once, and when space returns
 //     nfsgw says so and keeps its records on disk again.
+//   - ReadOnlyCacheDir: the cache directory made read-only under a running nfsgw
+//     (a read-only bind mount on itself): calls still succeed, the metadata store
+//     and the data block store each say so once, and once it is writable again
+//     each says so once and stores again.
+// The load clients are in mixed_load.h (shared with origin_faults_test.cpp: the
+// origin cut and restarted under the same load).
 #include <gtest/gtest.h>
 
 #include <sys/mount.h>
@@ -46,6 +56,7 @@
 #include <thread>
 #include <vector>
 
+#include "tests/integration/mixed_load.h"
 #include "tests/support/nfsgw_process.h"
 #include "tests/support/origin.h"
 #include "tests/support/ports.h"
@@ -59,9 +70,6 @@ using std::chrono::milliseconds;
 using std::chrono::seconds;
 using Clock = std::chrono::steady_clock;
 
-constexpr std::uint32_t kChunk = 24 * 1024;  // bytes per WRITE
-constexpr unsigned kChunksPerFile = 8;
-constexpr std::uint32_t kNfs3ErrJukebox = 10008;
 
 struct Setup {
   std::unique_ptr<GaneshaOrigin> origin;
@@ -119,277 +127,6 @@ auto* const kEnv = ::testing::AddGlobalTestEnvironment(new CrashEnvironment);
 Gateway& gw() { return *setup().gateway; }
 const std::string& origin_dir() { return setup().origin->export_dir(); }
 
-/// The bytes of chunk `index` of a client's file `file`: pseudo-random, so that a
-/// chunk written at the wrong place or with another's bytes never compares equal.
-std::string chunk_bytes(unsigned client, unsigned file, unsigned index, unsigned version) {
-  std::mt19937_64 rng((std::uint64_t{client} << 48) ^ (std::uint64_t{file} << 24) ^ (index << 8) ^ version);
-  std::string s(kChunk, '\0');
-  for (std::size_t i = 0; i < s.size(); i += 8) {
-    const auto v = rng();
-    for (std::size_t j = 0; j < 8 && i + j < s.size(); ++j) s[i + j] = static_cast<char>(v >> (8 * j));
-  }
-  return s;
-}
-
-std::string read_whole(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return {};
-  return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-}
-
-bool exists(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0;
-}
-
-/// What one client knows of one of its files.
-struct FileModel {
-  unsigned id = 0;
-  Handle handle;
-  std::string name;                  // its name, when known for sure
-  std::vector<std::string> maybe;    // the names it may have (a RENAME's reply was lost)
-  std::map<unsigned, unsigned> acked;  // chunk index -> version acknowledged
-  std::map<unsigned, bool> unsure;     // chunks written since, with no answer
-  unsigned next_version = 1;
-};
-
-/// Counts across rounds.
-struct Totals {
-  std::atomic<std::uint64_t> calls{0}, acked_writes{0}, commits{0}, lost_replies{0}, creates{0}, renames{0},
-      removes{0}, verifier_resends{0};
-};
-
-/// One client: its own directory on the origin, its files, and a connection it
-/// opens again after every transport failure.
-class Client {
- public:
-  Client(unsigned id, Totals& totals) : id_(id), totals_(totals), rng_(1000 + id) {}
-
-  const std::string& failures() const { return failures_; }
-  std::string dir_path() const { return origin_dir() + "/client" + std::to_string(id_); }
-
-  /// MNT and LOOKUP of its directory (created on the origin by the test); handles
-  /// are kept across rounds and restarts.
-  bool prepare(std::uint16_t port) {
-    make_dirs(dir_path());
-    auto m = mount_root(port, "/export");
-    if (!m.transport_ok || m.status != kNfs3Ok) return fail("MNT: " + m.error);
-    root_ = m.root;
-    if (!connect(port)) return false;
-    auto d = conn_->lookup(root_, "client" + std::to_string(id_));
-    if (!d.transport_ok || d.status != kNfs3Ok) return fail("LOOKUP of the client's directory: " + d.error);
-    dir_ = d.handle;
-    return true;
-  }
-
-  /// Runs calls until `stop`, a transport failure or `max_calls`. Returns the
-  /// number of calls made.
-  unsigned run(std::uint16_t port, const std::atomic<bool>& stop, unsigned max_calls) {
-    if (!conn_ && !connect(port)) return 0;
-    unsigned n = 0;
-    while (!stop && n < max_calls && conn_) {
-      ++n;
-      step();
-    }
-    return n;
-  }
-
-  /// After a restart: every held handle answers GETATTR without STALE, and every
-  /// acknowledged chunk is in the origin's file.
-  void verify(std::uint16_t port) {
-    if (!connect(port)) return;
-    for (auto& [id, f] : files_) {
-      auto a = conn_->getattr(f.handle);
-      if (!a.transport_ok) {
-        fail("GETATTR after the restart failed on the transport: " + a.error);
-        return;
-      }
-      if (a.status != kNfs3Ok)
-        fail("GETATTR of held handle of file " + std::to_string(id) + " answered " + std::to_string(a.status));
-      check_on_origin(f);
-    }
-    if (!conn_->getattr(dir_).transport_ok) fail("GETATTR of the directory handle failed");
-    for (const auto& name : removed_)
-      if (exists(dir_path() + "/" + name)) fail("removed file " + name + " is back on the origin");
-  }
-
-  void drop_connection() { conn_.reset(); }
-
- private:
-  bool fail(const std::string& why) {
-    if (failures_.size() < 4000) failures_ += "client " + std::to_string(id_) + ": " + why + "\n";
-    return false;
-  }
-
-  bool connect(std::uint16_t port) {
-    conn_ = std::make_unique<RawNfsConnection>();
-    conn_->timeout_ms = 10000;
-    if (!conn_->connect(port, kNfsProgram, 3)) {
-      conn_.reset();
-      return false;
-    }
-    return true;
-  }
-
-  /// A transport failure: the reply is lost (the kill); the connection goes.
-  bool lost(const RawStatus& r) {
-    if (r.transport_ok) return false;
-    ++totals_.lost_replies;
-    conn_.reset();
-    return true;
-  }
-
-  void check_status(const RawStatus& r, const std::string& what) {
-    if (r.status == kNfs3ErrStale) fail(what + ": NFS3ERR_STALE on a held handle");
-    else if (r.status != kNfs3Ok) fail(what + ": status " + std::to_string(r.status));
-  }
-
-  void step() {
-    ++totals_.calls;
-    const unsigned dice = rng_() % 100;
-    if (files_.size() < 3 || dice < 10) return create();
-    auto it = files_.begin();
-    std::advance(it, rng_() % files_.size());
-    FileModel& f = it->second;
-    if (dice < 45) return write_stable(f);
-    if (dice < 80) return write_unstable(f);
-    if (dice < 92 && f.maybe.empty()) return rename(f);
-    if (files_.size() > 6) return remove(it);
-    return write_stable(f);
-  }
-
-  void create() {
-    const unsigned id = next_file_++;
-    const std::string name = "f" + std::to_string(id);
-    auto c = conn_->create(dir_, name);
-    if (lost(c)) return;  // perhaps created: never used again, never checked
-    ++totals_.creates;
-    if (c.status != kNfs3Ok || c.handle.empty()) return (void)fail("CREATE " + name + ": status " + std::to_string(c.status));
-    FileModel f;
-    f.id = id;
-    f.handle = c.handle;
-    f.name = name;
-    files_.emplace(id, std::move(f));
-  }
-
-  void write_stable(FileModel& f) {
-    const unsigned index = rng_() % kChunksPerFile, version = f.next_version++;
-    f.unsure[index] = true;
-    auto w = conn_->write(f.handle, std::uint64_t{index} * kChunk, chunk_bytes(id_, f.id, index, version), kFileSync);
-    if (lost(w)) return;
-    check_status(w, "WRITE FILE_SYNC");
-    if (w.status != kNfs3Ok) return;
-    if (w.count != kChunk || w.committed != kFileSync) {
-      fail("WRITE FILE_SYNC answered count " + std::to_string(w.count) + " committed " + std::to_string(w.committed));
-      return;
-    }
-    f.unsure.erase(index);
-    f.acked[index] = version;
-    ++totals_.acked_writes;
-  }
-
-  /// Two or three UNSTABLE writes, then COMMIT: acknowledged when the COMMIT's
-  /// verifier is the writes' (else, as a client must, written again, a bounded
-  /// number of times).
-  void write_unstable(FileModel& f) {
-    const unsigned n = 2 + rng_() % 2;
-    std::map<unsigned, unsigned> batch;
-    for (unsigned i = 0; i < n; ++i) {
-      const unsigned index = rng_() % kChunksPerFile;
-      batch[index] = f.next_version++;
-      f.unsure[index] = true;
-    }
-    for (int attempt = 0; attempt < 3; ++attempt) {
-      std::optional<std::uint64_t> verf;
-      bool same_verf = true;
-      for (const auto& [index, version] : batch) {
-        auto w = conn_->write(f.handle, std::uint64_t{index} * kChunk, chunk_bytes(id_, f.id, index, version), kUnstable);
-        if (lost(w)) return;
-        check_status(w, "WRITE UNSTABLE");
-        if (w.status != kNfs3Ok) return;
-        if (w.count != kChunk) return (void)fail("WRITE UNSTABLE short: " + std::to_string(w.count));
-        if (verf && *verf != w.verf) same_verf = false;
-        verf = w.verf;
-      }
-      auto c = conn_->commit(f.handle);
-      if (lost(c)) return;
-      check_status(c, "COMMIT");
-      if (c.status != kNfs3Ok) return;
-      if (same_verf && c.verf == *verf) {
-        for (const auto& [index, version] : batch) {
-          f.unsure.erase(index);
-          f.acked[index] = version;
-        }
-        totals_.acked_writes += batch.size();
-        ++totals_.commits;
-        return;
-      }
-      ++totals_.verifier_resends;  // the server may have lost them: write them again
-    }
-    fail("COMMIT verifier never matched the writes' in 3 attempts");
-  }
-
-  void rename(FileModel& f) {
-    const std::string to = "f" + std::to_string(f.id) + ".r" + std::to_string(rng_() % 1000);
-    if (to == f.name) return;
-    auto r = conn_->rename(dir_, f.name, dir_, to);
-    if (lost(r)) {
-      f.maybe = {f.name, to};  // either; not renamed again
-      return;
-    }
-    ++totals_.renames;
-    check_status(r, "RENAME " + f.name + " -> " + to);
-    if (r.status == kNfs3Ok) f.name = to;
-  }
-
-  void remove(std::map<unsigned, FileModel>::iterator it) {
-    FileModel& f = it->second;
-    if (!f.maybe.empty()) return;
-    auto r = conn_->remove(dir_, f.name);
-    if (lost(r)) {
-      files_.erase(it);  // perhaps removed: no longer checked
-      return;
-    }
-    ++totals_.removes;
-    check_status(r, "REMOVE " + f.name);
-    if (r.status == kNfs3Ok) removed_.push_back(f.name);
-    files_.erase(it);
-  }
-
-  void check_on_origin(const FileModel& f) {
-    std::string bytes, found_as;
-    std::vector<std::string> names = f.maybe.empty() ? std::vector<std::string>{f.name} : f.maybe;
-    for (const auto& n : names) {
-      if (exists(dir_path() + "/" + n)) {
-        bytes = read_whole(dir_path() + "/" + n);
-        found_as = n;
-        break;
-      }
-    }
-    if (found_as.empty()) {
-      fail("file " + std::to_string(f.id) + " (" + names.front() + ") is not on the origin");
-      return;
-    }
-    for (const auto& [index, version] : f.acked) {
-      if (f.unsure.count(index)) continue;  // written again since, answer lost
-      const std::size_t off = std::size_t{index} * kChunk;
-      if (bytes.size() < off + kChunk || bytes.compare(off, kChunk, chunk_bytes(id_, f.id, index, version)) != 0)
-        fail("file " + found_as + ": acknowledged chunk " + std::to_string(index) + " (version " +
-             std::to_string(version) + ") is not on the origin");
-    }
-  }
-
-  unsigned id_;
-  Totals& totals_;
-  std::mt19937 rng_;
-  std::unique_ptr<RawNfsConnection> conn_;
-  Handle root_, dir_;
-  std::map<unsigned, FileModel> files_;
-  std::vector<std::string> removed_;
-  std::string failures_;
-  unsigned next_file_ = 0;
-};
-
 unsigned env_unsigned(const char* name, unsigned fallback) {
   const char* v = std::getenv(name);
   if (!v || !*v) return fallback;
@@ -400,10 +137,10 @@ TEST(Crash, KillNineUnderMixedLoadLosesNothingAcknowledged) {
   REQUIRE_SETUP();
   const unsigned rounds = env_unsigned("NFSGW_CRASH_ROUNDS", 20);
   constexpr unsigned kClients = 4;
-  Totals totals;
-  std::vector<std::unique_ptr<Client>> clients;
+  LoadTotals totals;
+  std::vector<std::unique_ptr<LoadClient>> clients;
   for (unsigned i = 0; i < kClients; ++i) {
-    clients.push_back(std::make_unique<Client>(i, totals));
+    clients.push_back(std::make_unique<LoadClient>(i, totals, origin_dir()));
     ASSERT_TRUE(clients.back()->prepare(gw().port())) << clients.back()->failures();
   }
   std::mt19937 rng(7);
@@ -448,11 +185,11 @@ TEST(Crash, KillNineUnderMixedLoadLosesNothingAcknowledged) {
 
 TEST(Crash, SigtermWithCallsInFlightExitsCleanly) {
   REQUIRE_SETUP();
-  Totals totals;
+  LoadTotals totals;
   constexpr unsigned kWriters = 3, kPipelines = 3;
-  std::vector<std::unique_ptr<Client>> writers;
+  std::vector<std::unique_ptr<LoadClient>> writers;
   for (unsigned i = 0; i < kWriters; ++i) {
-    writers.push_back(std::make_unique<Client>(100 + i, totals));
+    writers.push_back(std::make_unique<LoadClient>(100 + i, totals, origin_dir()));
     ASSERT_TRUE(writers.back()->prepare(gw().port())) << writers.back()->failures();
   }
   auto m = mount_root(gw().port(), "/export");
@@ -613,7 +350,7 @@ std::string rocksdb_errors(const std::string& cache_dir) {
 TEST(Crash, FullCacheDiskKeepsServingSaysSoOnceAndRecovers) {
   REQUIRE_SETUP();
   if (::geteuid() != 0) GTEST_FAIL() << "needs root to mount a tmpfs for the cache directory";
-  constexpr unsigned kFiles = 300;
+  const unsigned kFiles = env_unsigned("NFSGW_CRASH_DISK_FILES", 300);  // CI's sanitizer stage: 60
   const std::string dir = "smalldisk";
   make_dirs(origin_dir() + "/" + dir + "/big");
   for (unsigned i = 0; i < kBigFiles; ++i)
@@ -671,6 +408,127 @@ TEST(Crash, FullCacheDiskKeepsServingSaysSoOnceAndRecovers) {
       std::cout << "  " << line << "\n";
   std::cout << "[crash] RocksDB's logs:\n" << rocksdb_errors(small.cache_dir());
   EXPECT_EQ(small.stop(), 0) << small.log() << rocksdb_errors(small.cache_dir());
+}
+
+/// `dir` made read-only for the life of the object: a read-only bind mount of it on
+/// itself. New files and opens for writing below it fail with EROFS, as on a disk
+/// remounted read-only. Files nfsgw already holds open for writing (RocksDB's
+/// current WAL and LOG) stay writable through their descriptors: the kernel
+/// refuses to make a mount read-only while files on it are open for writing, so
+/// this is as read-only as a running nfsgw's disk can be made; RocksDB's next flush
+/// (a new table file) is what fails.
+class ReadOnlyCacheDir {
+ public:
+  explicit ReadOnlyCacheDir(const std::string& dir) : dir_(dir) {}
+  ~ReadOnlyCacheDir() { writable(); }
+  /// Empty on success, else what mount said.
+  std::string read_only() {
+    auto b = run({"mount", "--bind", dir_, dir_}, seconds(20));
+    if (b.exit_code != 0) return "mount --bind: " + b.output;
+    mounted_ = true;
+    auto r = run({"mount", "-o", "remount,bind,ro", dir_}, seconds(20));
+    if (r.exit_code != 0) return "remount,bind,ro: " + r.output;
+    return "";
+  }
+  /// Lazily: descriptors nfsgw opened through the read-only mount keep it alive.
+  void writable() {
+    if (mounted_) run({"umount", "-l", dir_}, seconds(20));
+    mounted_ = false;
+  }
+
+ private:
+  std::string dir_;
+  bool mounted_ = false;
+};
+
+TEST(Crash, ReadOnlyCacheDirKeepsServingSaysSoOnceAndRecovers) {
+  REQUIRE_SETUP();
+  if (::geteuid() != 0) GTEST_FAIL() << "needs root for a read-only bind mount of the cache directory";
+  const unsigned kFiles = env_unsigned("NFSGW_CRASH_DISK_FILES", 300);  // CI's sanitizer stage: 60
+  ASSERT_GT(kFiles, 20u) << "NFSGW_CRASH_DISK_FILES: the first 20 files are the positive control";
+  const std::string dir = "rodisk";
+  make_dirs(origin_dir() + "/" + dir + "/big");
+  for (unsigned i = 0; i < kBigFiles; ++i)
+    write_text_file(origin_dir() + "/" + dir + "/big/a-rather-long-name-for-a-file-" + std::to_string(i), "");
+  for (unsigned i = 0; i < kFiles; ++i)
+    write_text_file(origin_dir() + "/" + dir + "/file" + std::to_string(i),
+                    chunk_bytes(8, i, 0, 1).substr(0, 3000 + i * 37));
+  TempDir work("rodisk");
+  GatewayConfig cfg = gateway_config();
+  cfg.port = kCrashSmallDiskGatewayPort;
+  cfg.memory_mb = 16;
+  Gateway gw2(cfg, work.sub("gw"));
+  ASSERT_NO_THROW(gw2.start());
+  EXPECT_EQ(read_all_through(gw2.port(), dir, 20), "");  // a positive control: blocks stored
+
+  ReadOnlyCacheDir ro(gw2.cache_dir());
+  ASSERT_EQ(ro.read_only(), "");
+  const auto t_ro = Clock::now();
+  const std::string meta_failed = "metadata cache disk failed", data_failed = "block store error";
+  const auto said = [&](const std::string& what) { return count_of(gw2.log(), what); };
+  // Every call is answered with the origin's bytes; the data cache cannot store a
+  // block (new block files) and says so at once; the metadata store fails at
+  // RocksDB's next flush, which the listings bring about. Bounded: 6 passes.
+  int passes = 0;
+  for (; passes < 6 && (said(meta_failed) == 0 || said(data_failed) == 0); ++passes) {
+    const int pass = passes;
+    EXPECT_EQ(read_all_through(gw2.port(), dir, kFiles), "") << "pass " << pass;
+    EXPECT_EQ(list_through(gw2.port(), dir + "/big", kBigFiles), "") << "pass " << pass;
+    for (int i = 0; i < 20 && said(meta_failed) == 0; ++i) std::this_thread::sleep_for(milliseconds(50));
+  }
+  const double to_fail_s = std::chrono::duration<double>(Clock::now() - t_ro).count();
+  EXPECT_EQ(said(meta_failed), 1u) << gw2.log();
+  EXPECT_EQ(said(data_failed), 1u) << gw2.log();
+  EXPECT_NE(gw2.log().find("Read-only file system"), std::string::npos) << "the log names the cause\n" << gw2.log();
+  // Read-only, it still answers everything, and says nothing more.
+  EXPECT_EQ(read_all_through(gw2.port(), dir, kFiles), "");
+  EXPECT_EQ(list_through(gw2.port(), dir + "/big", kBigFiles), "");
+  EXPECT_EQ(said(meta_failed), 1u);
+  EXPECT_EQ(said(data_failed), 1u);
+  auto stats = gw2.cli("stats");
+  EXPECT_NE(stats.output.find("DEGRADED"), std::string::npos) << stats.output;
+
+  // Writable again: the metadata store's next retry (every 10 s) and the data
+  // cache's next stored block say so, once each.
+  ro.writable();
+  const auto t_rw = Clock::now();
+  const std::string meta_again = "metadata cache disk works again", data_again = "block store works again";
+  const auto until = Clock::now() + seconds(40);
+  double meta_back_s = -1, data_back_s = -1;
+  for (unsigned round = 0; Clock::now() < until && (meta_back_s < 0 || data_back_s < 0); ++round) {
+    if (data_back_s < 0) {
+      // Files the read-only disk kept out of the cache (the first 20 are cached):
+      // each READ is a block to store.
+      RawNfsConnection c;
+      auto m = mount_root(gw2.port(), "/export");
+      if (m.transport_ok && c.connect(gw2.port(), kNfsProgram, 3)) {
+        auto d = c.lookup(m.root, dir);
+        auto f = c.lookup(d.handle, "file" + std::to_string(20 + round % (kFiles - 20)));
+        c.read(f.handle, 0, 65536);
+      }
+    }
+    if (meta_back_s < 0 && said(meta_again) > 0)
+      meta_back_s = std::chrono::duration<double>(Clock::now() - t_rw).count();
+    if (data_back_s < 0 && said(data_again) > 0)
+      data_back_s = std::chrono::duration<double>(Clock::now() - t_rw).count();
+    std::this_thread::sleep_for(milliseconds(100));
+  }
+  EXPECT_EQ(said(meta_again), 1u) << gw2.log();
+  EXPECT_EQ(said(data_again), 1u) << gw2.log();
+  EXPECT_EQ(read_all_through(gw2.port(), dir, kFiles), "");
+  stats = gw2.cli("stats");
+  EXPECT_EQ(stats.output.find("DEGRADED"), std::string::npos) << stats.output;
+  EXPECT_EQ(said(meta_failed), 1u) << gw2.log();
+  EXPECT_EQ(said(data_failed), 1u) << gw2.log();
+  std::cout << "[crash] read-only cache dir: both stores failed after " << passes << " pass(es), " << to_fail_s
+            << " s; writable again: metadata store back after " << meta_back_s << " s, block store after "
+            << data_back_s << " s; log lines about the cache disk:\n";
+  std::istringstream lines(gw2.log());
+  for (std::string line; std::getline(lines, line);)
+    if (line.find("disk") != std::string::npos || line.find("store") != std::string::npos)
+      std::cout << "  " << line.substr(0, 400) << "\n";
+  std::cout << "[crash] RocksDB's logs:\n" << rocksdb_errors(gw2.cache_dir());
+  EXPECT_EQ(gw2.stop(), 0) << gw2.log() << rocksdb_errors(gw2.cache_dir());
 }
 
 }  // namespace

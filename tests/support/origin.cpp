@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <stdexcept>
@@ -38,6 +39,10 @@ void GaneshaOrigin::start() {
   make_dirs(export_dir_);
   ::chmod(base_dir_.c_str(), 0755);
   ::chmod(export_dir_.c_str(), 0777);  // unprivileged-uid tests create files here
+  start_again();
+}
+
+void GaneshaOrigin::start_again() {
   auto r = run({"bash", origin_script(), "start", state_dir_, export_dir_, std::to_string(nfs_port_),
                 std::to_string(mount_port_)},
                std::chrono::seconds(90));
@@ -76,6 +81,22 @@ pid_t pid_in(const std::string& pid_file) {
 void GaneshaOrigin::freeze() { ::kill(pid_in(state_dir_ + "/ganesha.pid"), SIGSTOP); }
 
 void GaneshaOrigin::thaw() { ::kill(pid_in(state_dir_ + "/ganesha.pid"), SIGCONT); }
+
+void GaneshaOrigin::kill9() {
+  const pid_t pid = pid_in(state_dir_ + "/ganesha.pid");
+  ::kill(pid, SIGKILL);
+  // Not our child: gone when /proc no longer lists it (or it is a zombie of the
+  // shell that started it). Bounded: 10 s.
+  for (int i = 0; i < 200; ++i) {
+    const std::string stat = read_file("/proc/" + std::to_string(pid) + "/stat");
+    if (stat.empty() || stat.find(") Z") != std::string::npos) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  // A zombie nobody reaps (a container's init may not) still answers kill -0: the
+  // start script would take it for a running server.
+  std::remove((state_dir_ + "/ganesha.pid").c_str());
+  started_ = false;
+}
 
 std::string GaneshaOrigin::url() const {
   return "nfs://127.0.0.1" + export_dir_ + "?nfsport=" + std::to_string(nfs_port_) +

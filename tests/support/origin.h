@@ -27,6 +27,11 @@ class GaneshaOrigin {
   /// still accepts connections and data) and answers nothing.
   void freeze();
   void thaw();
+  /// SIGKILL ganesha (a crash: what it had not written to its disk is gone) and
+  /// wait until it has exited; `start_again()` starts it on the same export, files
+  /// kept (a restarted server: its write verifier changes).
+  void kill9();
+  void start_again();
 
   /// The exported folder on this machine: tests compare files here byte for byte.
   const std::string& export_dir() const { return export_dir_; }

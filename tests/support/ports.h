@@ -89,4 +89,13 @@ constexpr std::uint16_t kMetricsGatewayPort = 29702;
 constexpr std::uint16_t kMetricsEndpointPort = 29703;
 constexpr std::uint16_t kMetricsSecondGatewayPort = 29704;
 
+/// origin_faults_test: origin <- wan-emu relay (cut for 60 s) <- nfsgw under load;
+/// the origin is also killed and restarted.
+constexpr std::uint16_t kFaultsOriginNfsPort = 29760;
+constexpr std::uint16_t kFaultsOriginMountPort = 29761;
+constexpr std::uint16_t kFaultsRelayNfsPort = 29762;
+constexpr std::uint16_t kFaultsRelayMountPort = 29763;
+constexpr std::uint16_t kFaultsRelayControlPort = 29764;
+constexpr std::uint16_t kFaultsGatewayPort = 29765;
+
 }  // namespace integ

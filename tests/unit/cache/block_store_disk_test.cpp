@@ -15,6 +15,7 @@
 #include "cache/block_store.h"
 #include "cache/crc32c.h"
 #include "cache/metadata_store.h"
+#include "controlled_store.h"
 #include "temp_dir.h"
 
 namespace nfsgw::cache {
@@ -241,6 +242,28 @@ TEST_F(DiskBlockStoreTest, ADiskErrorThrowsAndTheStoreStaysUsable) {
   EXPECT_EQ(store->usage().files, 0u);
   store->write(f, st, 0, pattern(kBlock, 1));  // the next file id works
   EXPECT_EQ(store->read(f, st, 0), pattern(kBlock, 1));
+}
+
+// A read-only (or failing) disk under the index: RocksDB refuses every write after
+// one failed until it is resumed. Once the disk works, the store resumes it.
+TEST_F(DiskBlockStoreTest, AnIndexThatRefusesWritesAfterAFailureIsRecoveredOnceTheDiskWorks) {
+  testing::ControlledStore kv(make_memory_store(block_families()));
+  kv.sticky_write_errors = true;
+  BlockStoreOptions o;
+  o.block_bytes = kBlock;
+  o.clock = &clock;
+  auto s = open_file_block_store(dir / "data", kv, o);
+  const auto st = data_stamp(kBlock);
+  kv.fail_writes = true;
+  EXPECT_THROW(s->write(data_file(1, 1), st, 0, pattern(kBlock, 1)), BlockStoreError);
+  EXPECT_THROW(s->write(data_file(1, 2), st, 0, pattern(kBlock, 2)), BlockStoreError) << "still failing";
+  kv.fail_writes = false;
+  ASSERT_NO_THROW(s->write(data_file(1, 3), st, 0, pattern(kBlock, 3)));
+  EXPECT_EQ(s->read(data_file(1, 3), st, 0), pattern(kBlock, 3));
+  EXPECT_GE(kv.recovers.load(), 1);
+  const int recovers = kv.recovers.load();
+  ASSERT_NO_THROW(s->write(data_file(1, 4), st, 0, pattern(kBlock, 4)));
+  EXPECT_EQ(kv.recovers.load(), recovers) << "no recover() while the index works";
 }
 
 TEST_F(DiskBlockStoreTest, ConcurrentReadersAndWritersNeverSeeATornBlock) {

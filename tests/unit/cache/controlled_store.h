@@ -29,6 +29,9 @@ class ControlledStore final : public KvStore {
     cv_.notify_all();
   }
   std::atomic<bool> fail_writes{false}, fail_reads{false};
+  /// As RocksDB after a failed WAL or flush write: once a write has failed, every
+  /// write fails until recover(), which fails itself while fail_writes is set.
+  std::atomic<bool> sticky_write_errors{false};
   /// MemoryOnly reads answer NotInMemory for what the store has.
   std::atomic<bool> cold{false};
   std::atomic<int> writes{0}, memory_gets{0}, disk_gets{0};
@@ -49,7 +52,11 @@ class ControlledStore final : public KvStore {
       std::unique_lock lock(mu_);
       cv_.wait(lock, [&] { return open_; });
     }
-    if (fail_writes) throw std::runtime_error("injected write error: disk gone");
+    if (fail_writes) {
+      if (sticky_write_errors) stuck_ = true;
+      throw std::runtime_error("injected write error: disk gone");
+    }
+    if (stuck_) throw std::runtime_error("injected background error: writes refused until resumed");
     ++writes;
     inner_->write(batch, durability);
   }
@@ -61,6 +68,8 @@ class ControlledStore final : public KvStore {
   FamilyUsage usage(Family f) override { return inner_->usage(f); }
   void recover() override {
     ++recovers;
+    if (fail_writes) throw std::runtime_error("injected resume error: disk still gone");
+    stuck_ = false;
     inner_->recover();
   }
   std::atomic<int> recovers{0};
@@ -70,6 +79,7 @@ class ControlledStore final : public KvStore {
   std::mutex mu_;
   std::condition_variable cv_;
   bool open_ = true;
+  std::atomic<bool> stuck_{false};
 };
 
 }  // namespace nfsgw::cache::testing

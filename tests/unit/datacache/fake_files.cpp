@@ -66,6 +66,19 @@ void FakeFiles::set_data(const nfs3::FileHandle& fh, std::string data) {
   changed(*n, n->data.size());
 }
 
+void FakeFiles::restart(const nfs3::FileHandle& fh, std::string data) {
+  std::lock_guard lock(mu_);
+  Node* n = find(fh);
+  if (n == nullptr) throw std::invalid_argument("FakeFiles::restart: no such file");
+  n->data = std::move(data);
+  ++verf_[0];
+}
+
+nfs3::WriteVerf FakeFiles::verifier() const {
+  std::lock_guard lock(mu_);
+  return verf_;
+}
+
 std::string FakeFiles::data(const nfs3::FileHandle& fh) const {
   std::lock_guard lock(mu_);
   const Node* n = find(fh);
@@ -206,7 +219,7 @@ nfs3::WriteRes FakeFiles::do_write(const nfs3::WriteArgs& a) {
   res.file_wcc = wcc(before, n->attr);
   res.count = static_cast<std::uint32_t>(a.data.size());
   res.committed = a.stable;
-  res.verf = kVerf;
+  res.verf = verf_;
   return res;
 }
 
@@ -278,7 +291,7 @@ Awaitable<nfs3::CommitRes> FakeFiles::commit(const CallContext&, nfs3::CommitArg
     nfs3::CommitRes r;
     if (const Node* n = find(args.file)) {
       r.file_wcc = wcc(n->attr, n->attr);
-      r.verf = kVerf;
+      r.verf = verf_;
     } else {
       r.status = Status::Stale;
     }

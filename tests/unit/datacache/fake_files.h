@@ -14,7 +14,9 @@
 //    GETATTR shows (the file "changed during the fetch");
 //  - leave WCC data out of WRITE and SETATTR replies;
 //  - hold the calls of a procedure until released (answered already, the reply
-//    delayed).
+//    delayed);
+//  - restart: the write verifier changes and a file loses bytes it had not
+//    committed, its attributes staying as the cache saw them.
 #pragma once
 
 #include <utility>  // before Asio (Boost 1.74 under C++20)
@@ -57,6 +59,11 @@ class FakeFiles final : public Nfs3Program {
   /// The next `times` READ replies carry a ctime one tick newer than the file's.
   void newer_read_attrs(std::size_t times);
   void omit_wcc(bool on);
+  /// The origin restarted: WRITE and COMMIT answer another verifier from now on,
+  /// and `fh`'s bytes are `data` again (its uncommitted writes lost) with its
+  /// attributes unchanged (as a metadata cache inside its window would show them).
+  void restart(const nfs3::FileHandle& fh, std::string data);
+  nfs3::WriteVerf verifier() const;
   void hold(nfs3::Proc p) { gates_.hold(p); }
   std::size_t held(nfs3::Proc p) const { return gates_.held(p); }
   void release(nfs3::Proc p) { gates_.release(p); }
@@ -133,6 +140,7 @@ class FakeFiles final : public Nfs3Program {
   std::uint32_t rtmax_ = 1u << 20;
   bool short_reads_ = false;
   bool omit_wcc_ = false;
+  nfs3::WriteVerf verf_ = kVerf;
   std::size_t newer_read_attrs_ = 0;
   std::set<std::uint32_t> refused_;
   std::uint64_t bytes_read_ = 0;

@@ -56,6 +56,26 @@ TEST_F(StoreErrorTest, AFailingStoreWriteStillAnswersFromTheFetchedBlock) {
   EXPECT_EQ(logged("block store error"), 1u);
 }
 
+// A cache disk that is read-only (or full) for a while: said once while it fails,
+// once when a block is stored again, and once more if it fails again.
+TEST_F(StoreErrorTest, AStoreThatWorksAgainIsSaidOnceAndAFailureAfterThatIsLoggedAgain) {
+  start();
+  const auto f = origin.add_file(pattern(4 * kBlock));
+  store->fail_writes = true;
+  for (std::uint64_t b = 0; b < 2; ++b) ASSERT_EQ(read(f, b * kBlock, 10).status, Status::Ok);
+  EXPECT_EQ(logged("block store error"), 1u);
+  EXPECT_EQ(logged("block store works again"), 0u);
+  store->fail_writes = false;
+  ASSERT_EQ(read(f, 2 * kBlock, 10).status, Status::Ok);
+  EXPECT_EQ(cached_blocks(), 1u);
+  EXPECT_EQ(logged("block store works again"), 1u);
+  ASSERT_EQ(read(f, 3 * kBlock, 10).status, Status::Ok);
+  EXPECT_EQ(logged("block store works again"), 1u) << "said once, not per block";
+  store->fail_writes = true;
+  ASSERT_EQ(read(f, 0, 10).status, Status::Ok);
+  EXPECT_EQ(logged("block store error"), 2u);
+}
+
 TEST_F(StoreErrorTest, AFailingPatchAcknowledgesTheWriteAndDropsTheFile) {
   start();
   const auto f = origin.add_file(pattern(kBlock));

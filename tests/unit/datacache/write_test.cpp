@@ -95,6 +95,65 @@ TEST_F(WriteTest, TheOriginsStabilityAndVerifierPassThrough) {
   EXPECT_EQ(c.verf, FakeFiles::kVerf);
 }
 
+// An origin that restarts may lose UNSTABLE writes it had not committed; its
+// attributes may still look like the cached version (the metadata cache's
+// window), so the changed write verifier is what drops the blocks.
+TEST_F(WriteTest, AChangedVerifierInACommitDropsTheBlocksOfFilesWithUncommittedWrites) {
+  start();
+  const std::string original = pattern(kBlock, 1);
+  const auto f = origin.add_file(original);
+  const auto g = origin.add_file(pattern(kBlock, 2));
+  ASSERT_EQ(read(f, 0, kBlock).count, kBlock);
+  ASSERT_EQ(read(g, 0, kBlock).count, kBlock);
+  ASSERT_EQ(write(f, 0, "unstable", nfs3::StableHow::Unstable).status, Status::Ok);
+  EXPECT_EQ(counts().blocks_patched, 1u);
+
+  origin.restart(f, original);  // the unstable bytes are lost
+  auto c = run(invoke(*layer, &Nfs3Program::commit, as(0), nfs3::CommitArgs{f, 0, 0}));
+  ASSERT_EQ(c.status, Status::Ok);
+  EXPECT_NE(c.verf, FakeFiles::kVerf) << "the client sees the new verifier";
+  drain_pool();
+  origin.reset_calls();
+  EXPECT_EQ(bytes_of(read(f, 0, kBlock)), original) << "served bytes the origin lost";
+  EXPECT_EQ(origin.calls(Proc::Read), 1u);
+  origin.reset_calls();
+  EXPECT_EQ(bytes_of(read(g, 0, kBlock)), pattern(kBlock, 2));
+  EXPECT_EQ(origin.calls(Proc::Read), 0u) << "a file without uncommitted writes keeps its blocks";
+}
+
+TEST_F(WriteTest, AChangedVerifierInAWriteOfAnotherFileDropsTheBlocksOfFilesWithUncommittedWrites) {
+  start();
+  const std::string original = pattern(kBlock, 3);
+  const auto f = origin.add_file(original);
+  const auto g = origin.add_file(pattern(kBlock, 4));
+  ASSERT_EQ(read(f, 0, kBlock).count, kBlock);
+  ASSERT_EQ(write(f, 100, "lost", nfs3::StableHow::Unstable).status, Status::Ok);
+  origin.restart(f, original);
+  auto w = write(g, 0, "x", nfs3::StableHow::FileSync);
+  ASSERT_EQ(w.status, Status::Ok);
+  EXPECT_EQ(w.verf, origin.verifier());
+  origin.reset_calls();
+  EXPECT_EQ(bytes_of(read(f, 0, kBlock)), original);
+  EXPECT_EQ(origin.calls(Proc::Read), 1u);
+}
+
+TEST_F(WriteTest, AFileCommittedUnderTheSameVerifierKeepsItsBlocksAcrossARestart) {
+  start();
+  const auto f = origin.add_file(pattern(kBlock, 5));
+  const auto g = origin.add_file(pattern(kBlock, 6));
+  ASSERT_EQ(read(f, 0, kBlock).count, kBlock);
+  ASSERT_EQ(write(f, 0, "kept", nfs3::StableHow::Unstable).status, Status::Ok);
+  auto c = run(invoke(*layer, &Nfs3Program::commit, as(0), nfs3::CommitArgs{f, 0, 0}));
+  ASSERT_EQ(c.verf, FakeFiles::kVerf);
+  const std::string committed = origin.data(f);
+  origin.restart(f, committed);  // nothing lost: it was committed
+  ASSERT_EQ(write(g, 0, "y", nfs3::StableHow::FileSync).status, Status::Ok);
+  drain_pool();
+  origin.reset_calls();
+  EXPECT_EQ(bytes_of(read(f, 0, kBlock)), committed);
+  EXPECT_EQ(origin.calls(Proc::Read), 0u);
+}
+
 TEST_F(WriteTest, AWriteWhosePreOpAttributesDoNotMatchDropsTheFile) {
   start();
   const auto f = origin.add_file(pattern(kBlock, 1));
