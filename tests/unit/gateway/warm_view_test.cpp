@@ -178,7 +178,7 @@ TEST(WarmProtocol, BadWarmRequestsAreRefusedWithTheReason) {
   EXPECT_EQ(request_error("v1 warm /e / all 0 257 0"), "parallel must be at most 256, not '257'");
   EXPECT_EQ(request_error("v1 warm /e / all 0 16 1000001"), "manifest-count must be at most 1000000, not '1000001'");
   EXPECT_EQ(request_error("v1 exports now"), "usage: exports");
-  EXPECT_EQ(request_error("v1 frob"), "unknown command 'frob': stats, invalidate, exports or warm");
+  EXPECT_EQ(request_error("v1 frob"), "unknown command 'frob': stats, invalidate, reload, exports or warm");
   EXPECT_THROW(admin::parse_manifest_line(""), std::invalid_argument);
   EXPECT_THROW(admin::parse_manifest_line("relative"), std::invalid_argument);
   EXPECT_THROW(admin::parse_manifest_line("/a/%00"), std::invalid_argument);
