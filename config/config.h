@@ -6,6 +6,7 @@
 #include <array>
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -95,6 +96,10 @@ struct ExportConfig {
   Squash squash = Squash::Root;
   std::uint32_t anon_uid = 65534;
   std::uint32_t anon_gid = 65534;
+  /// The ids `nfsgw warm` walks this export as (then squashed like any caller's);
+  /// unset: anon_uid / anon_gid.
+  std::optional<std::uint32_t> warm_uid;
+  std::optional<std::uint32_t> warm_gid;
   unsigned upstream_connections = 4;
   /// How long a call toward the origin may go unanswered, while the connection
   /// receives nothing else either, before the connection is declared dead (then

@@ -346,6 +346,8 @@ class Reader {
     std::int64_t i = 0;
     if (get_int(t, "anon_uid", name + ".anon_uid", 0, 4294967295LL, i)) e.anon_uid = static_cast<std::uint32_t>(i);
     if (get_int(t, "anon_gid", name + ".anon_gid", 0, 4294967295LL, i)) e.anon_gid = static_cast<std::uint32_t>(i);
+    if (get_int(t, "warm_uid", name + ".warm_uid", 0, 4294967295LL, i)) e.warm_uid = static_cast<std::uint32_t>(i);
+    if (get_int(t, "warm_gid", name + ".warm_gid", 0, 4294967295LL, i)) e.warm_gid = static_cast<std::uint32_t>(i);
     if (get_int(t, "upstream_connections", name + ".upstream_connections", 1, 64, i)) {
       e.upstream_connections = static_cast<unsigned>(i);
     }
@@ -385,7 +387,7 @@ class Reader {
   static const std::vector<std::string>& export_keys() {
     static const std::vector<std::string> keys = [] {
       std::vector<std::string> k{"path", "origin", "access", "clients", "squash", "anon_uid",
-                                 "anon_gid", "upstream_connections", "origin_timeout",
+                                 "anon_gid", "warm_uid", "warm_gid", "upstream_connections", "origin_timeout",
                                  "metadata_cache",
                                  "data_cache", "readahead_kb",
                                  "consistency", "access_check"};

@@ -1,5 +1,6 @@
 // The running gateway's answers to the admin socket (`nfsgw stats`,
-// `nfsgw invalidate`), over each export's metadata and data caches.
+// `nfsgw invalidate`, `nfsgw exports`, `nfsgw warm`), over each export's metadata
+// and data caches.
 #pragma once
 
 #include <functional>
@@ -14,6 +15,7 @@
 #include "gateway/admin/admin_commands.h"
 #include "gateway/datacache/data_cache.h"
 #include "gateway/metacache/metadata_cache.h"
+#include "gateway/warm/warm_command.h"
 
 namespace nfsgw {
 
@@ -25,6 +27,8 @@ class CacheAdmin final : public admin::AdminCommands {
     datacache::DataCache* data = nullptr;       // null: no data cache for this export
     /// The origin's root handle of the export when known (stored or answered).
     std::function<std::optional<nfs3::FileHandle>()> root;
+    /// NFS connections to the origin that are up (`nfsgw exports`); null: 0.
+    std::function<std::size_t()> connections_up;
   };
 
   /// `blocks`: the data cache's store, null when there is none.
@@ -34,6 +38,13 @@ class CacheAdmin final : public admin::AdminCommands {
   /// Where report() reads the duplicate request cache's counts (unset: none).
   void use_duplicate_counts(std::function<metacache::DuplicateCounts()> counts) {
     duplicate_counts_ = std::move(counts);
+  }
+
+  /// What `nfsgw warm` walks through, and the metadata disk budget `nfsgw exports`
+  /// shows. Before the admin server starts; without it, warm is refused.
+  void enable_warm(warm::WarmEnvironment env, std::uint64_t metadata_budget) {
+    warm_ = std::move(env);
+    metadata_budget_ = metadata_budget;
   }
 
   metacache::Report report() override;
@@ -46,6 +57,9 @@ class CacheAdmin final : public admin::AdminCommands {
   void set_exports(std::vector<Export> exports);
   /// What `nfsgw reload` runs (gateway/reload/reloader.h).
   void on_reload(std::function<std::string(const std::string&)> hook) { reload_ = std::move(hook); }
+  std::string exports_table() override;
+  void warm(const admin::WarmRequest& request, std::shared_ptr<warm::WarmProgress> progress,
+            std::function<void(warm::WarmOutcome)> done) override;
 
  private:
   std::vector<Export> exports() const;
@@ -56,6 +70,8 @@ class CacheAdmin final : public admin::AdminCommands {
   std::vector<Export> exports_;
   std::function<std::string(const std::string&)> reload_;
   std::function<metacache::DuplicateCounts()> duplicate_counts_;
+  std::optional<warm::WarmEnvironment> warm_;
+  std::uint64_t metadata_budget_ = 0;
 };
 
 }  // namespace nfsgw

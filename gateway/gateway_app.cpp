@@ -156,6 +156,17 @@ GatewayApp::GatewayApp(config::Config cfg, std::string config_path)
     return apply(now, plan);
   });
   p.cache_admin->on_reload([this](const std::string& path) { return parts_->reloader->reload(path); });
+  {
+    // `nfsgw warm` walks through the translator, as clients' calls do, in READs of
+    // a data block (no larger than nfsgw's own transfers).
+    warm::WarmEnvironment w;
+    w.executor = io_.get_executor();
+    w.nfs = &*p.translator;
+    w.root_handle = [codec = &*p.codec](std::uint32_t id) { return codec->root(id); };
+    w.read_bytes = std::min<std::uint32_t>(cfg_.cache.block_kb << 10,
+                                           nfs3::max_transfer_for_record(cfg_.server.max_record_bytes));
+    p.cache_admin->enable_warm(std::move(w), static_cast<std::uint64_t>(cfg_.cache.metadata_max_gb) << 30);
+  }
   p.admin.emplace(io_, admin::admin_socket_path(cfg_.cache.dir), *p.cache_admin);
   p.admin->start();
 
@@ -243,7 +254,8 @@ GatewayApp::Stack& GatewayApp::build_export(const config::ExportConfig& e) {
                           }};
   cache::ExportRoots* roots = &*p.roots;
   const std::uint32_t id = e.id;
-  st->admin = CacheAdmin::Export{&e, mc, dc, [roots, id] { return roots->load(id); }};
+  st->admin = CacheAdmin::Export{&e, mc, dc, [roots, id] { return roots->load(id); },
+                                 [f] { return f->connections_up(); }};
   spdlog::info("export {} -> {} ({}, squash {}, {} upstream connections, metadata cache {}, data cache {})", e.path,
                e.origin.text, e.access == config::Access::ReadOnly ? "ro" : "rw",
                e.squash == config::Squash::None   ? "none"

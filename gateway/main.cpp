@@ -6,7 +6,10 @@
 //   nfsgw invalidate --config FILE EXPORT[/PATH] [--recursive]
 //                                          drop cached entries of a path
 //   nfsgw reload --config FILE             apply FILE to the running nfsgw (also SIGHUP)
-// (the last three talk to the running nfsgw through <[cache] dir>/admin.sock)
+//   nfsgw exports --config FILE            each export's origin, windows, connections
+//   nfsgw warm --config FILE EXPORT[/PATH] [--depth N] [--data] [--parallel N] [--manifest FILE]
+//                                          fill the cache before clients ask
+// (the last five talk to the running nfsgw through <[cache] dir>/admin.sock)
 #include <malloc.h>
 
 #include <cstring>
@@ -28,8 +31,9 @@ int usage() {
                "       nfsgw --check-config FILE\n"
                "       " << nfsgw::admin::admin_usage()
             << "LEVEL: trace, debug, info (default), warn, error\n"
-               "stats, invalidate and reload talk to the running nfsgw through <[cache] dir>/admin.sock;\n"
-               "they exit 0 on success, 1 on an error, 2 when nfsgw cannot be reached.\n";
+               "stats, exports, invalidate, reload and warm talk to the running nfsgw through\n"
+               "<[cache] dir>/admin.sock; they exit 0 on success, 1 on an error (warm: a path\n"
+               "failed), 2 when nfsgw cannot be reached.\n";
   return 2;
 }
 

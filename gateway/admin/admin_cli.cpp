@@ -1,5 +1,8 @@
 #include "gateway/admin/admin_cli.h"
 
+#include <sys/ioctl.h>
+#include <unistd.h>
+
 #include <exception>
 #include <filesystem>
 #include <optional>
@@ -12,6 +15,7 @@
 #include "gateway/admin/admin_client.h"
 #include "gateway/admin/admin_protocol.h"
 #include "gateway/admin/export_target.h"
+#include "gateway/warm/warm_cli.h"
 
 namespace nfsgw::admin {
 
@@ -33,26 +37,38 @@ int usage_error(std::ostream& err, const std::string& message) {
 }  // namespace
 
 bool is_admin_subcommand(std::string_view arg) {
-  return arg == "stats" || arg == "invalidate" || arg == "reload";
+  return arg == "stats" || arg == "invalidate" || arg == "reload" || arg == "exports" || arg == "warm";
 }
 
 const char* admin_usage() {
   return "nfsgw stats --config FILE [--json]\n"
+         "       nfsgw exports --config FILE\n"
          "       nfsgw invalidate --config FILE EXPORT[/PATH] [--recursive]\n"
-         "       nfsgw reload --config FILE\n";
+         "       nfsgw reload --config FILE\n"
+         "       nfsgw warm --config FILE EXPORT[/PATH] [--depth N] [--data] [--parallel N] [--manifest FILE]\n";
 }
 
 int admin_main(int argc, char** argv, std::ostream& out, std::ostream& err) {
   Args a;
   a.command = argc > 1 ? argv[1] : "";
+  if (a.command == "warm") {
+    warm::WarmTerminal term;
+    term.is_tty = ::isatty(STDERR_FILENO) == 1;
+    winsize ws{};
+    if (term.is_tty && ::ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) term.width = ws.ws_col;
+    return warm::warm_main(std::vector<std::string>(argv + 2, argv + argc), out, err, term);
+  }
   const bool stats = a.command == "stats";
   const bool reload = a.command == "reload";
+  const bool exports = a.command == "exports";
   for (int i = 2; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--config" && i + 1 < argc) {
       a.config_path = argv[++i];
     } else if (reload) {
       return usage_error(err, "unexpected argument '" + arg + "' for " + a.command);
+    } else if (exports) {
+      return usage_error(err, "unexpected argument '" + arg + "' for exports");
     } else if (stats && arg == "--json") {
       a.json = true;
     } else if (!stats && arg == "--recursive") {
@@ -64,7 +80,7 @@ int admin_main(int argc, char** argv, std::ostream& out, std::ostream& err) {
     }
   }
   if (a.config_path.empty()) return usage_error(err, a.command + " needs --config FILE");
-  if (!stats && !reload && !a.target) return usage_error(err, "invalidate needs EXPORT[/PATH]");
+  if (!stats && !reload && !exports && !a.target) return usage_error(err, "invalidate needs EXPORT[/PATH]");
 
   config::Config cfg;
   try {
@@ -81,6 +97,8 @@ int admin_main(int argc, char** argv, std::ostream& out, std::ostream& err) {
     std::error_code ec;
     const auto absolute = std::filesystem::absolute(a.config_path, ec);
     request = ReloadRequest{ec ? a.config_path : absolute.lexically_normal().string()};
+  } else if (exports) {
+    request = ExportsRequest{};
   } else if (!stats) {
     std::vector<std::string> exports;
     for (const auto& e : cfg.exports) exports.push_back(e.path);

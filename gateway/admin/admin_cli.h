@@ -1,11 +1,14 @@
 // The admin subcommands of the nfsgw binary:
 //
 //   nfsgw stats --config FILE [--json]
+//   nfsgw exports --config FILE
 //   nfsgw invalidate --config FILE EXPORT[/PATH] [--recursive]
 //   nfsgw reload --config FILE
+//   nfsgw exports --config FILE
+//   nfsgw warm --config FILE EXPORT[/PATH] [--depth N] [--data] [--parallel N] [--manifest FILE]
 //
 // All read FILE for `[cache] dir` (the socket is <dir>/admin.sock) and, for
-// invalidate, the export paths. reload asks the running nfsgw to read FILE and
+// invalidate and warm, the export paths (warm: gateway/warm/warm_cli.h). reload asks the running nfsgw to read FILE and
 // apply it (docs/operations.md); a FILE that is not valid is refused here already,
 // with the message nfsgw gives at start-up, and the running one is unchanged. Exit codes: 0 ok, 1 error (from nfsgw, a bad
 // configuration, an unknown export), 2 nfsgw unreachable or a usage error.
@@ -16,7 +19,7 @@
 
 namespace nfsgw::admin {
 
-/// True for "stats", "invalidate" and "reload".
+/// True for "stats", "invalidate", "reload", "exports" and "warm".
 bool is_admin_subcommand(std::string_view arg);
 
 /// The usage lines of the subcommands, for nfsgw's usage text.

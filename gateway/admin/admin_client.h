@@ -2,8 +2,10 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <iosfwd>
 #include <string>
+#include <string_view>
 
 namespace nfsgw::admin {
 
@@ -19,5 +21,14 @@ enum ExitCode : int { kExitOk = 0, kExitError = 1, kExitUnreachable = 2 };
 int send_admin_request(const std::string& socket_path, const std::string& request_line,
                        std::ostream& out, std::ostream& err,
                        std::chrono::seconds timeout = std::chrono::seconds(300));
+
+/// For replies that stream (`warm`): sends `request` (the request line and any
+/// lines after it) and hands each body line to `on_line` as it arrives (without
+/// '\n'). The status line is the line "ok" or one starting "error ": a streamed
+/// body line never looks like one. Returns like send_admin_request; `timeout` is
+/// how long a quiet connection is waited for.
+int stream_admin_request(const std::string& socket_path, const std::string& request,
+                         const std::function<void(std::string_view)>& on_line, std::ostream& err,
+                         std::chrono::seconds timeout = std::chrono::seconds(300));
 
 }  // namespace nfsgw::admin

@@ -1,14 +1,19 @@
 // What the admin socket asks of the running gateway. The gateway implements it
 // over its metadata cache; tests implement it with fakes.
 //
-// AdminServer calls these on its own worker thread, one call at a time, never on
-// an io_context thread: both may block on the disk.
+// AdminServer calls report, invalidate and exports on its own worker thread, one
+// call at a time, never on an io_context thread: they may block on the disk. warm
+// only starts a walk and returns; it is called on an io_context thread.
 #pragma once
 
+#include <functional>
+#include <memory>
 #include <stdexcept>
 #include <string>
 
+#include "gateway/admin/admin_protocol.h"
 #include "gateway/metacache/metacache_stats.h"
+#include "gateway/warm/warm_progress.h"
 
 namespace nfsgw::admin {
 
@@ -36,6 +41,23 @@ class AdminCommands {
   /// configuration is kept).
   virtual std::string reload(const std::string& config_path) {
     throw std::invalid_argument("this gateway cannot reload " + config_path);
+  }
+
+  /// `nfsgw exports`: each export's origin, windows, origin connections and the
+  /// cache's sizes, as lines of text.
+  virtual std::string exports_table() { throw std::invalid_argument("exports is not available here"); }
+
+  /// `nfsgw warm`: starts walking `request`'s paths and returns at once, without
+  /// blocking. The walk counts into `progress` and stops early once it is
+  /// cancelled; `done` is called exactly once, from any thread, when it has ended.
+  /// Throws std::invalid_argument (and does not call `done`) for a request it
+  /// refuses: an unknown export, an export without a metadata cache...
+  virtual void warm(const WarmRequest& request, std::shared_ptr<warm::WarmProgress> progress,
+                    std::function<void(warm::WarmOutcome)> done) {
+    (void)request;
+    (void)progress;
+    (void)done;
+    throw std::invalid_argument("warm is not available here");
   }
 };
 

@@ -34,6 +34,9 @@ std::string run(const Request& request, AdminCommands& commands) {
     spdlog::info("admin: reload {}", escape_line(r->config_path));
     return body(commands.reload(r->config_path));
   }
+  if (std::holds_alternative<ExportsRequest>(request)) return body(commands.exports_table());
+  if (std::holds_alternative<WarmRequest>(request))
+    throw std::invalid_argument("warm runs on the session, not the worker");  // AdminSession::run_warm
   const auto& inv = std::get<InvalidateRequest>(request);
   spdlog::info("admin: invalidate export {} path '{}'{}", escape_line(inv.export_path),
                inv.subpath.empty() ? "/" : escape_line(inv.subpath), inv.recursive ? " recursively" : "");

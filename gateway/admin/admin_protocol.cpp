@@ -70,6 +70,38 @@ Request parse_reload(const std::vector<std::string_view>& t) {
   return r;
 }
 
+std::uint64_t parse_number(std::string_view token, std::uint64_t max, const char* what) {
+  std::uint64_t v = 0;
+  if (token.empty() || token.size() > 20 || token.find_first_not_of("0123456789") != std::string_view::npos)
+    throw std::invalid_argument(std::string(what) + " must be a number, not " + quoted(token));
+  for (const char c : token) {
+    v = v * 10 + static_cast<std::uint64_t>(c - '0');
+    if (v > max) throw std::invalid_argument(std::string(what) + " must be at most " + std::to_string(max) + ", not " + quoted(token));
+  }
+  return v;
+}
+
+Request parse_warm(const std::vector<std::string_view>& t) {
+  if (t.size() != 8)
+    throw std::invalid_argument(
+        "usage: warm <export-path> <subpath> <depth|all> <data 0|1> <parallel> <manifest-count>");
+  WarmRequest r;
+  r.export_path = percent_decode(t[2]);
+  if (r.export_path.empty() || r.export_path[0] != '/')
+    throw std::invalid_argument("the export path must start with '/': " + quoted(r.export_path));
+  r.subpath = normalize_subpath(percent_decode(t[3]));
+  if (t[4] != "all") r.depth = static_cast<std::uint32_t>(parse_number(t[4], kMaxWarmDepth, "depth"));
+  if (t[5] == "0" || t[5] == "1") {
+    r.data = t[5] == "1";
+  } else {
+    throw std::invalid_argument("data must be 0 or 1, not " + quoted(t[5]));
+  }
+  r.parallel = static_cast<std::uint32_t>(parse_number(t[6], kMaxWarmParallel, "parallel"));
+  if (r.parallel == 0) throw std::invalid_argument("parallel must be at least 1");
+  r.manifest_count = parse_number(t[7], kMaxManifestPaths, "manifest-count");
+  return r;
+}
+
 }  // namespace
 
 std::string admin_socket_path(const std::string& cache_dir) {
@@ -148,11 +180,17 @@ Request parse_request(std::string_view line) {
     throw std::invalid_argument("bad request: expected '" + std::string(kProtocolVersion) +
                                 " <command> ...', got " + quoted(line));
   }
-  if (t.size() < 2) throw std::invalid_argument("missing command: stats, invalidate or reload");
+  constexpr const char* kCommands = "stats, invalidate, reload, exports or warm";
+  if (t.size() < 2) throw std::invalid_argument(std::string("missing command: ") + kCommands);
   if (t[1] == "stats") return parse_stats(t);
   if (t[1] == "invalidate") return parse_invalidate(t);
   if (t[1] == "reload") return parse_reload(t);
-  throw std::invalid_argument("unknown command " + quoted(t[1]) + ": stats, invalidate or reload");
+  if (t[1] == "warm") return parse_warm(t);
+  if (t[1] == "exports") {
+    if (t.size() != 2) throw std::invalid_argument("usage: exports");
+    return ExportsRequest{};
+  }
+  throw std::invalid_argument("unknown command " + quoted(t[1]) + ": " + kCommands);
 }
 
 std::string format_request(const Request& request) {
@@ -162,6 +200,25 @@ std::string format_request(const Request& request) {
   } else if (const auto* r = std::get_if<ReloadRequest>(&request)) {
     line += " reload ";
     line += percent_encode(r->config_path);
+  } else if (std::holds_alternative<ExportsRequest>(request)) {
+    line += " exports";
+  } else if (const auto* w = std::get_if<WarmRequest>(&request)) {
+    line += " warm ";
+    line += percent_encode(w->export_path);
+    line += ' ';
+    line += w->subpath.empty() ? std::string("/") : percent_encode(w->subpath);
+    line += ' ';
+    line += w->depth ? std::to_string(*w->depth) : std::string("all");
+    line += w->data ? " 1 " : " 0 ";
+    line += std::to_string(w->parallel);
+    line += ' ';
+    line += std::to_string(w->manifest.size());
+    line += '\n';
+    for (const auto& p : w->manifest) {
+      line += p.empty() ? std::string("/") : percent_encode(p);
+      line += '\n';
+    }
+    return line;
   } else {
     const auto& inv = std::get<InvalidateRequest>(request);
     line += " invalidate ";
@@ -172,6 +229,12 @@ std::string format_request(const Request& request) {
   }
   line += '\n';
   return line;
+}
+
+std::string parse_manifest_line(std::string_view line) {
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  if (line.empty()) throw std::invalid_argument("empty manifest line");
+  return normalize_subpath(percent_decode(line));
 }
 
 std::string escape_line(std::string_view text) {

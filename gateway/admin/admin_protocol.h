@@ -11,6 +11,8 @@
 //   v1 stats [text|json]
 //   v1 invalidate <export-path> <subpath> <recursive>
 //   v1 reload <config-path>
+//   v1 exports
+//   v1 warm <export-path> <subpath> <depth> <data> <parallel> <manifest-count>
 //
 // Tokens are separated by single spaces. <export-path> and <subpath> are
 // percent-encoded: any byte may be written %XX (two hex digits, either case), and
@@ -18,6 +20,17 @@
 // configured export path ("/export"); <subpath> is "/" for the whole export or a
 // path below it ("/a/b"; repeated and trailing slashes are ignored, "." and ".."
 // are refused); <recursive> is 0 or 1.
+//
+// warm: <depth> is "all" or how many levels below <subpath> to list (0: the object
+// itself only); <data> is 0 or 1 (read file data too); <parallel> how many calls
+// the walk keeps in flight (1..kMaxWarmParallel); <manifest-count> how many lines
+// follow the request line (0..kMaxManifestPaths), each a percent-encoded path
+// inside the export like <subpath>: then those paths are warmed (each with the
+// tree below it, to <depth>) instead of <subpath>, which the client has already
+// folded into them. The reply streams body lines while the walk runs
+// (gateway/warm/warm_wire.h): progress lines about once a second, a line per
+// failed path, a summary; then `ok`, or `error` when any path failed. Closing the
+// connection cancels the walk.
 //
 // Reply: zero or more body lines, then one status line, the last line before the
 // server closes the connection:
@@ -37,14 +50,21 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
+#include <vector>
 
 namespace nfsgw::admin {
 
 inline constexpr std::string_view kProtocolVersion = "v1";
 inline constexpr std::size_t kMaxRequestBytes = 8192;
+inline constexpr std::uint32_t kDefaultWarmParallel = 32;
+inline constexpr std::uint32_t kMaxWarmParallel = 256;
+inline constexpr std::uint32_t kMaxWarmDepth = 1'000'000;
+inline constexpr std::uint64_t kMaxManifestPaths = 1'000'000;
 
 struct StatsRequest {
   bool json = false;
@@ -63,7 +83,25 @@ struct ReloadRequest {
   friend bool operator==(const ReloadRequest&, const ReloadRequest&) = default;
 };
 
-using Request = std::variant<StatsRequest, InvalidateRequest, ReloadRequest>;
+struct ExportsRequest {
+  friend bool operator==(const ExportsRequest&, const ExportsRequest&) = default;
+};
+
+struct WarmRequest {
+  std::string export_path;  // "/export"
+  std::string subpath;      // "" (the whole export) or "/a/b", normalised
+  std::optional<std::uint32_t> depth;  // levels to list below each path; nullopt: all
+  bool data = false;
+  std::uint32_t parallel = kDefaultWarmParallel;
+  /// The paths to warm instead of `subpath` (normalised, inside the export). On the
+  /// wire: their count on the request line, then one line each.
+  std::vector<std::string> manifest;
+  /// parse_request's reading of the count; the server then reads that many lines.
+  std::uint64_t manifest_count = 0;
+  friend bool operator==(const WarmRequest&, const WarmRequest&) = default;
+};
+
+using Request = std::variant<StatsRequest, InvalidateRequest, ReloadRequest, ExportsRequest, WarmRequest>;
 
 /// The admin socket of a gateway whose `[cache] dir` is `cache_dir`.
 std::string admin_socket_path(const std::string& cache_dir);
@@ -81,8 +119,12 @@ std::string normalize_subpath(std::string_view path);
 /// Parses one request line (without its '\n'; a trailing '\r' is ignored). Throws
 /// std::invalid_argument with a message fit for an `error` line.
 Request parse_request(std::string_view line);
-/// The request line for `request`, '\n' included.
+/// The request line for `request`, '\n' included; for a warm with a manifest, the
+/// manifest's lines follow it.
 std::string format_request(const Request& request);
+/// One manifest line of a warm request (without its '\n'; a trailing '\r' is
+/// ignored): the normalised path. Throws std::invalid_argument.
+std::string parse_manifest_line(std::string_view line);
 
 /// `text` with control characters written as \xNN, so that it stays one line.
 std::string escape_line(std::string_view text);

@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "gateway/admin/admin_execute.h"
+#include "gateway/warm/warm_wire.h"
 
 namespace nfsgw::admin {
 
@@ -15,7 +16,8 @@ AdminSession::AdminSession(Socket socket, std::shared_ptr<AdminContext> ctx)
     : ctx_(std::move(ctx)),
       strand_(asio::make_strand(socket.get_executor())),
       socket_(std::move(socket)),
-      timer_(strand_) {}
+      timer_(strand_),
+      warm_timer_(strand_) {}
 
 AdminSession::~AdminSession() { ctx_->active.fetch_sub(1, std::memory_order_relaxed); }
 
@@ -27,6 +29,10 @@ void AdminSession::close() {
   asio::post(strand_, [self = shared_from_this()] {
     self->closed_ = true;
     self->disarm();
+    if (self->warm_progress_) {
+      self->warm_progress_->cancel();
+      self->warm_timer_.cancel();
+    }
     boost::system::error_code ignored;
     self->socket_.close(ignored);
   });
@@ -51,45 +57,180 @@ void AdminSession::disarm() {
 }
 
 Awaitable<void> AdminSession::run() {
-  const std::string reply = co_await receive_and_execute();
-  if (closed_ || reply.empty()) co_return;
+  std::string reply;
+  std::optional<Request> request = co_await receive(reply);
+  if (closed_) co_return;
+  if (request && std::holds_alternative<WarmRequest>(*request)) {
+    WarmRequest warm = std::get<WarmRequest>(std::move(*request));
+    co_await run_warm(std::move(warm));
+  } else {
+    if (request) reply = co_await execute(std::move(*request));
+    if (closed_ || reply.empty()) co_return;
+    co_await send(std::move(reply));
+  }
   boost::system::error_code ec;
-  timed_out_ = false;
-  arm(ctx_->limits.io_timeout);
-  co_await asio::async_write(socket_, asio::buffer(reply), asio::redirect_error(asio::use_awaitable, ec));
-  disarm();
-  if (ec && !closed_) spdlog::debug("admin: reply not delivered: {}", timed_out_ ? "timed out" : ec.message());
   socket_.shutdown(Socket::shutdown_both, ec);
   socket_.close(ec);
 }
 
-Awaitable<std::string> AdminSession::receive_and_execute() {
-  const std::size_t max = ctx_->limits.max_request_bytes;
-  std::string buffer;
+Awaitable<bool> AdminSession::send(std::string bytes) {
+  if (closed_) co_return false;
   boost::system::error_code ec;
+  timed_out_ = false;
   arm(ctx_->limits.io_timeout);
-  co_await asio::async_read_until(socket_, asio::dynamic_buffer(buffer, max), '\n',
+  co_await asio::async_write(socket_, asio::buffer(bytes), asio::redirect_error(asio::use_awaitable, ec));
+  disarm();
+  if (ec && !closed_) spdlog::debug("admin: reply not delivered: {}", timed_out_ ? "timed out" : ec.message());
+  co_return !ec;
+}
+
+Awaitable<std::optional<Request>> AdminSession::receive(std::string& reply) {
+  const std::size_t max = ctx_->limits.max_request_bytes;
+  boost::system::error_code ec;
+  timed_out_ = false;
+  arm(ctx_->limits.io_timeout);
+  co_await asio::async_read_until(socket_, asio::dynamic_buffer(buffer_, max), '\n',
                                   asio::redirect_error(asio::use_awaitable, ec));
   disarm();
-  if (closed_) co_return std::string();
-  if (timed_out_) co_return error_line("timed out waiting for the request line");
-  if (ec == asio::error::not_found)
-    co_return error_line("request line longer than " + std::to_string(max) + " bytes");
+  if (closed_) co_return std::nullopt;
+  if (timed_out_) {
+    reply = error_line("timed out waiting for the request line");
+    co_return std::nullopt;
+  }
+  if (ec == asio::error::not_found) {
+    reply = error_line("request line longer than " + std::to_string(max) + " bytes");
+    co_return std::nullopt;
+  }
   // A request ended by end-of-file instead of '\n' is accepted; an empty one is not.
-  if (ec && !(ec == asio::error::eof && !buffer.empty())) co_return std::string();
+  if (ec && !(ec == asio::error::eof && !buffer_.empty())) co_return std::nullopt;
 
+  const std::size_t eol = buffer_.find('\n');
   std::optional<Request> request;
   std::string error;
   try {
-    request = parse_request(std::string_view(buffer).substr(0, buffer.find('\n')));
+    request = parse_request(std::string_view(buffer_).substr(0, eol));
   } catch (const std::invalid_argument& e) {
     error = e.what();
   }
+  buffer_.erase(0, eol == std::string::npos ? buffer_.size() : eol + 1);
   if (!request) {
     spdlog::info("admin: bad request: {}", error);
-    co_return error_line(error);
+    reply = error_line(error);
   }
-  co_return co_await execute(std::move(*request));
+  co_return request;
+}
+
+Awaitable<std::optional<std::string>> AdminSession::receive_manifest(WarmRequest& request) {
+  const std::size_t max_line = ctx_->limits.max_request_bytes;
+  request.manifest.clear();
+  request.manifest.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(request.manifest_count, 1u << 16)));
+  for (std::uint64_t i = 0; i < request.manifest_count; ++i) {
+    std::size_t eol = buffer_.find('\n');
+    if (eol == std::string::npos) {
+      boost::system::error_code ec;
+      timed_out_ = false;
+      arm(ctx_->limits.io_timeout);
+      // The buffer holds at most one partial line here: the bound is per line.
+      co_await asio::async_read_until(socket_, asio::dynamic_buffer(buffer_, max_line), '\n',
+                                      asio::redirect_error(asio::use_awaitable, ec));
+      disarm();
+      if (closed_) co_return std::string();
+      const std::string where = "manifest line " + std::to_string(i + 1) + " of " +
+                                std::to_string(request.manifest_count);
+      if (timed_out_) co_return error_line("timed out waiting for " + where);
+      if (ec == asio::error::not_found)
+        co_return error_line(where + " is longer than " + std::to_string(max_line) + " bytes");
+      eol = buffer_.find('\n');
+      if (ec && !(ec == asio::error::eof && !buffer_.empty()))
+        co_return error_line("the request ended before " + where);
+    }
+    const std::string_view line = std::string_view(buffer_).substr(0, eol);
+    try {
+      request.manifest.push_back(parse_manifest_line(line));
+    } catch (const std::invalid_argument& e) {
+      co_return error_line("manifest line " + std::to_string(i + 1) + ": " + e.what());
+    }
+    buffer_.erase(0, eol == std::string::npos ? buffer_.size() : eol + 1);
+  }
+  co_return std::nullopt;
+}
+
+Awaitable<void> AdminSession::run_warm(WarmRequest request) {
+  if (request.manifest_count > 0) {
+    std::optional<std::string> refused = co_await receive_manifest(request);
+    if (refused) {
+      if (!refused->empty()) co_await send(std::move(*refused));
+      co_return;
+    }
+  }
+  buffer_.clear();
+  auto progress = std::make_shared<warm::WarmProgress>();
+  warm_progress_ = progress;
+  spdlog::info("admin: warm {} path '{}'{}{}, {} in flight{}", escape_line(request.export_path),
+               request.subpath.empty() ? "/" : escape_line(request.subpath),
+               request.depth ? " to depth " + std::to_string(*request.depth) : std::string(),
+               request.data ? " with file data" : "", request.parallel,
+               request.manifest.empty() ? std::string()
+                                        : ", " + std::to_string(request.manifest.size()) + " manifest paths");
+  std::string refused;
+  try {
+    auto self = shared_from_this();
+    ctx_->commands.warm(request, progress, [self](warm::WarmOutcome outcome) {
+      asio::post(self->strand_, [self, outcome] {
+        self->warm_done_ = outcome;
+        self->warm_timer_.cancel();
+      });
+    });
+  } catch (const std::invalid_argument& e) {
+    refused = error_line(e.what());
+  } catch (const std::exception& e) {
+    spdlog::error("admin: warm failed to start: {}", e.what());
+    refused = error_line(std::string("internal error: ") + e.what());
+  }
+  if (!refused.empty()) {
+    warm_progress_.reset();
+    co_await send(std::move(refused));
+    co_return;
+  }
+  // Progress about once a second until the walk ends. A client that has gone (or
+  // a server that stops) cancels the walk; the session still waits for its end,
+  // so that nothing of the walk outlives what it reports to.
+  bool gone = false;
+  while (!warm_done_) {
+    if (closed_ && !gone) {
+      gone = true;
+      progress->cancel();
+    }
+    boost::system::error_code ec;
+    warm_timer_.expires_after(ctx_->limits.progress_interval);
+    co_await warm_timer_.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+    if (warm_done_ || gone) continue;
+    std::string lines;
+    for (const auto& f : progress->take_failures()) lines += warm::format_failure(f);
+    lines += warm::format_progress(progress->figures());
+    if (!co_await send(std::move(lines))) {
+      gone = true;
+      progress->cancel();
+      spdlog::info("admin: the warm's client went away: cancelled");
+    }
+  }
+  const warm::WarmOutcome outcome = *warm_done_;
+  spdlog::info("admin: warm {}{}: {} entries, {} bytes, {} failed, {} origin calls, {} ms",
+               escape_line(request.export_path), outcome.cancelled ? " cancelled" : " done", outcome.figures.entries,
+               outcome.figures.bytes, outcome.figures.failed, outcome.origin_calls, outcome.ms);
+  if (gone || closed_) co_return;
+  std::string lines;
+  for (const auto& f : progress->take_failures()) lines += warm::format_failure(f);
+  lines += warm::format_summary(outcome);
+  if (outcome.cancelled) {
+    lines += error_line("the warm was cancelled: nfsgw is stopping");
+  } else if (outcome.figures.failed > 0) {
+    lines += error_line(std::to_string(outcome.figures.failed) + " path" + (outcome.figures.failed == 1 ? "" : "s") +
+                        " failed");
+  } else {
+    lines += ok_line();
+  }
+  co_await send(std::move(lines));
 }
 
 Awaitable<std::string> AdminSession::execute(Request request) {

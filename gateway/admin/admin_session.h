@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,8 @@ struct AdminLimits {
   std::chrono::milliseconds io_timeout{10'000};
   /// Connections beyond this are answered `error` at once and closed.
   unsigned max_connections = 4;
+  /// How often a running warm reports its progress.
+  std::chrono::milliseconds progress_interval{1000};
 };
 
 class AdminSession;
@@ -56,14 +59,24 @@ class AdminSession : public std::enable_shared_from_this<AdminSession> {
   AdminSession& operator=(const AdminSession&) = delete;
 
   void start();
-  /// Closes the connection (from any thread); a running command still finishes.
+  /// Closes the connection (from any thread); a running command still finishes,
+  /// a running warm is cancelled.
   void close();
 
  private:
   Awaitable<void> run();
   Awaitable<std::string> execute(Request request);
-  /// Receives the request line and answers the reply to send.
-  Awaitable<std::string> receive_and_execute();
+  /// Receives the request line into `buffer_`: the request, or the reply to send
+  /// instead (empty: close without one).
+  Awaitable<std::optional<Request>> receive(std::string& reply);
+  /// Writes `bytes` within the io timeout; false when that failed.
+  Awaitable<bool> send(std::string bytes);
+  /// A warm: reads its manifest lines, starts it, streams its progress, then the
+  /// summary and the status line.
+  Awaitable<void> run_warm(WarmRequest request);
+  /// Reads the manifest lines after the request line into `request.manifest`;
+  /// the reply to send instead when that fails.
+  Awaitable<std::optional<std::string>> receive_manifest(WarmRequest& request);
   void arm(std::chrono::milliseconds timeout);
   void disarm();
 
@@ -74,6 +87,12 @@ class AdminSession : public std::enable_shared_from_this<AdminSession> {
   unsigned timer_generation_ = 0;
   bool timed_out_ = false;
   bool closed_ = false;
+  std::string buffer_;  // what was received and not consumed yet
+  // A warm in progress (on the strand): its counters, the timer its progress
+  // lines wait on (cancelled when it ends), and its outcome once it has ended.
+  std::shared_ptr<warm::WarmProgress> warm_progress_;
+  boost::asio::steady_timer warm_timer_;
+  std::optional<warm::WarmOutcome> warm_done_;
 };
 
 }  // namespace nfsgw::admin

@@ -98,4 +98,13 @@ constexpr std::uint16_t kFaultsRelayMountPort = 29763;
 constexpr std::uint16_t kFaultsRelayControlPort = 29764;
 constexpr std::uint16_t kFaultsGatewayPort = 29765;
 
+/// warm_test: origin <- wan-emu relay (20 ms RTT, counts what reaches the origin) <-
+/// nfsgw, warmed with `nfsgw warm`.
+constexpr std::uint16_t kWarmOriginNfsPort = 29800;
+constexpr std::uint16_t kWarmOriginMountPort = 29801;
+constexpr std::uint16_t kWarmRelayNfsPort = 29802;
+constexpr std::uint16_t kWarmRelayMountPort = 29803;
+constexpr std::uint16_t kWarmRelayControlPort = 29804;
+constexpr std::uint16_t kWarmGatewayPort = 29805;
+
 }  // namespace integ

@@ -1,0 +1,109 @@
+#include "gateway/warm/warm_wire.h"
+
+#include <charconv>
+#include <map>
+#include <stdexcept>
+
+#include "gateway/admin/admin_protocol.h"
+
+namespace nfsgw::warm {
+
+namespace {
+
+constexpr std::string_view kProgress = "progress";
+constexpr std::string_view kFailed = "failed";
+constexpr std::string_view kSummary = "summary";
+
+std::string fields(const WarmFigures& f) {
+  return "entries=" + std::to_string(f.entries) + " dirs=" + std::to_string(f.dirs) +
+         " bytes=" + std::to_string(f.bytes) + " data_total=" + std::to_string(f.data_total) +
+         " failed=" + std::to_string(f.failed) + " paths_total=" + std::to_string(f.paths_total) +
+         " paths_done=" + std::to_string(f.paths_done) + " discovering=" + std::to_string(f.discovering);
+}
+
+/// "keyword k=v k=v": the fields, or nullopt.
+std::optional<std::map<std::string, std::uint64_t, std::less<>>> parse_fields(std::string_view line,
+                                                                              std::string_view keyword) {
+  if (line.substr(0, keyword.size()) != keyword) return std::nullopt;
+  line.remove_prefix(keyword.size());
+  if (!line.empty() && line[0] != ' ') return std::nullopt;
+  std::map<std::string, std::uint64_t, std::less<>> out;
+  while (!line.empty()) {
+    if (line[0] == ' ') {
+      line.remove_prefix(1);
+      continue;
+    }
+    const std::size_t end = std::min(line.find(' '), line.size());
+    const std::string_view token = line.substr(0, end);
+    line.remove_prefix(end);
+    const std::size_t eq = token.find('=');
+    if (eq == std::string_view::npos || eq == 0) return std::nullopt;
+    std::uint64_t v = 0;
+    const std::string_view num = token.substr(eq + 1);
+    const auto [p, ec] = std::from_chars(num.data(), num.data() + num.size(), v);
+    if (ec != std::errc() || p != num.data() + num.size() || num.empty()) return std::nullopt;
+    out[std::string(token.substr(0, eq))] = v;
+  }
+  return out;
+}
+
+WarmFigures figures_from(const std::map<std::string, std::uint64_t, std::less<>>& m) {
+  auto get = [&](std::string_view k) {
+    const auto it = m.find(k);
+    return it == m.end() ? std::uint64_t{0} : it->second;
+  };
+  return {get("entries"),     get("dirs"),       get("bytes"),      get("data_total"),
+          get("failed"),      get("paths_total"), get("paths_done"), get("discovering")};
+}
+
+}  // namespace
+
+std::string format_progress(const WarmFigures& f) { return std::string(kProgress) + " " + fields(f) + "\n"; }
+
+std::string format_failure(const WarmFailure& f) {
+  return std::string(kFailed) + " " + admin::percent_encode(f.path) + " " +
+         admin::escape_line(f.why.empty() ? std::string_view("failed") : std::string_view(f.why)) + "\n";
+}
+
+std::string format_summary(const WarmOutcome& o) {
+  return std::string(kSummary) + " " + fields(o.figures) + " origin_calls=" + std::to_string(o.origin_calls) +
+         " blocks_fetched=" + std::to_string(o.blocks_fetched) + " bytes_fetched=" + std::to_string(o.bytes_fetched) +
+         " ms=" + std::to_string(o.ms) + " cancelled=" + (o.cancelled ? "1" : "0") + "\n";
+}
+
+std::optional<WarmFigures> parse_progress(std::string_view line) {
+  const auto m = parse_fields(line, kProgress);
+  if (!m) return std::nullopt;
+  return figures_from(*m);
+}
+
+std::optional<WarmFailure> parse_failure(std::string_view line) {
+  if (line.substr(0, kFailed.size() + 1) != "failed ") return std::nullopt;
+  line.remove_prefix(kFailed.size() + 1);
+  const std::size_t sp = line.find(' ');
+  if (sp == 0 || sp == std::string_view::npos) return std::nullopt;
+  try {
+    return WarmFailure{admin::percent_decode(line.substr(0, sp)), std::string(line.substr(sp + 1))};
+  } catch (const std::invalid_argument&) {
+    return std::nullopt;
+  }
+}
+
+std::optional<WarmOutcome> parse_summary(std::string_view line) {
+  const auto m = parse_fields(line, kSummary);
+  if (!m) return std::nullopt;
+  WarmOutcome o;
+  o.figures = figures_from(*m);
+  auto get = [&](std::string_view k) {
+    const auto it = m->find(k);
+    return it == m->end() ? std::uint64_t{0} : it->second;
+  };
+  o.origin_calls = get("origin_calls");
+  o.blocks_fetched = get("blocks_fetched");
+  o.bytes_fetched = get("bytes_fetched");
+  o.ms = get("ms");
+  o.cancelled = get("cancelled") != 0;
+  return o;
+}
+
+}  // namespace nfsgw::warm
