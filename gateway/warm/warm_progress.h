@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "gateway/call_context.h"
+
 namespace nfsgw::warm {
 
 /// A snapshot of the counters, as the progress lines carry them.
@@ -63,12 +65,14 @@ class WarmProgress {
 
   /// Asks the walk to stop: no new call starts, calls waiting for the origin are
   /// abandoned (the flag is their CallContext::caller_gone).
-  void cancel() { cancelled_->store(true, std::memory_order_relaxed); }
-  bool cancelled() const { return cancelled_->load(std::memory_order_relaxed); }
-  std::shared_ptr<const std::atomic<bool>> cancel_flag() const { return cancelled_; }
+  void cancel() { cancelled_->raise(); }
+  bool cancelled() const { return cancelled_->is_raised(); }
+  /// Lives as long as this progress (the walker keeps the progress); owned by a
+  /// shared_ptr, as CallerGone must be, so calls sent to the origin can share it.
+  const CallerGone* cancel_flag() const { return cancelled_.get(); }
 
  private:
-  std::shared_ptr<std::atomic<bool>> cancelled_ = std::make_shared<std::atomic<bool>>(false);
+  std::shared_ptr<CallerGone> cancelled_ = std::make_shared<CallerGone>();
   std::mutex mu_;
   std::size_t kept_ = 0;
   std::vector<WarmFailure> fresh_;
