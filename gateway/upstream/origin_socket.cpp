@@ -31,6 +31,7 @@ bool apply_origin_socket_options(int fd, const OriginSocketOptions& o, std::stri
       ok = false;
     }
   };
+  set(IPPROTO_TCP, TCP_NODELAY, 1, "TCP_NODELAY");
   set(SOL_SOCKET, SO_KEEPALIVE, 1, "SO_KEEPALIVE");
   set(IPPROTO_TCP, TCP_KEEPIDLE, o.keepalive_idle_s, "TCP_KEEPIDLE");
   set(IPPROTO_TCP, TCP_KEEPINTVL, o.keepalive_interval_s, "TCP_KEEPINTVL");

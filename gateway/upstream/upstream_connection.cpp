@@ -146,7 +146,7 @@ bool UpstreamConnection::watch_new_context() {
   std::string why;
   if (!apply_origin_socket_options(fd, origin_socket_options(options_.origin_timeout), &why) &&
       failures_in_a_row_ == 0) {
-    spdlog::warn("upstream {} #{}: cannot set keepalive on the origin socket: {}",
+    spdlog::warn("upstream {} #{}: cannot set TCP options on the origin socket: {}",
                  endpoint_.label(), index_, why);
   }
   boost::system::error_code ec;
