@@ -24,6 +24,7 @@
 #include "config/config.h"
 #include "config/duration.h"
 #include "config/listen_address.h"
+#include "config/integer_check.h"
 #include "config/nesting_check.h"
 #include "config/utf8_check.h"
 
@@ -473,6 +474,14 @@ Config parse_config(const std::string& toml_text, const std::string& origin_name
     const auto line = 1 + std::count(before.begin(), before.end(), '\n');
     throw ConfigError(origin_name + ":" + std::to_string(line) + ": arrays or tables nested deeper than " +
                       std::to_string(kMaxNesting) + " levels");
+  }
+  // toml11 adds up a binary literal's digits in an int64 with no bound (a signed
+  // overflow; found by tests/fuzz/fuzz_config under UBSan): too long ones stop here.
+  if (auto big = first_overlong_binary(toml_text)) {
+    const auto before = std::string_view(toml_text).substr(0, *big);
+    const auto line = 1 + std::count(before.begin(), before.end(), '\n');
+    throw ConfigError(origin_name + ":" + std::to_string(line) + ": a binary integer with more than " +
+                      std::to_string(kMaxBinaryDigits) + " significant digits does not fit a TOML integer (64 bits)");
   }
   Value root;
   try {

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "config/config.h"
+#include "config/integer_check.h"
 #include "config/nesting_check.h"
 #include "config/utf8_check.h"
 #include "tests/unit/config/config_test_helpers.h"
@@ -53,6 +54,24 @@ TEST(ConfigUtf8, FirstInvalidUtf8FollowsUnicodeTable3_7) {
   EXPECT_EQ(first_invalid_utf8("\xf5\x80\x80\x80"), 0u);
   EXPECT_EQ(first_invalid_utf8("x\xe2\x82"), 1u);           // cut short at the end
   EXPECT_EQ(first_invalid_utf8("\xe2\x28\xa1"), 0u);        // bad continuation
+}
+
+// A binary literal too long for 64 bits is refused before toml11 adds up its
+// digits in an int64 (fuzz_config found the signed overflow under UBSan).
+TEST(ConfigIntegers, AnOverlongBinaryLiteralIsRefusedWithItsLine) {
+  const std::string text = "[cache]\nmemory_mb = 0b" + std::string(109, '1') + "\n";
+  testing::expect_refused(text, {"test.toml:2:", "binary integer", "64 bits"});
+}
+
+TEST(ConfigIntegers, BinaryLiteralsThatFitAndLookalikesInStringsAndCommentsPass) {
+  EXPECT_EQ(first_overlong_binary("n = 0b" + std::string(63, '1') + "\n"), std::nullopt);
+  EXPECT_EQ(first_overlong_binary("n = 0b" + std::string(40, '0') + std::string(63, '1')), std::nullopt);
+  EXPECT_EQ(first_overlong_binary("n = 0b1_0" + std::string(62, '1')), 4u);  // 64 digits, '_' not counted
+  EXPECT_EQ(first_overlong_binary("# 0b" + std::string(100, '1') + "\nx = 1\n"), std::nullopt);
+  EXPECT_EQ(first_overlong_binary("p = \"0b" + std::string(100, '1') + "\"\n"), std::nullopt);
+  EXPECT_EQ(first_overlong_binary("p = '''\n0b" + std::string(100, '1') + "'''\n"), std::nullopt);
+  EXPECT_EQ(first_overlong_binary("k10b" + std::string(100, '1') + " = 1"), std::nullopt);  // part of a key
+  EXPECT_EQ(first_overlong_binary("a = [0b" + std::string(64, '1') + "]"), 5u);
 }
 
 }  // namespace
