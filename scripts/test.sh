@@ -63,7 +63,7 @@ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DNFSGW_SANITIZE=ON \
 # The unit-test binaries; then nfsgw itself, built with the sanitizers, under the
 # whole integration suite (real origin, real clients, hostile input).
 asan_targets=$(cmake --build build-asan --target help |
-  awk '/^\.\.\. nfsgw_(protocol|config|cache|metacache|datacache|gateway_unit|admin_unit|wanemu)_tests$/ {print $2}')
+  awk '/^\.\.\. nfsgw_(protocol|config|cache|metacache|datacache|gateway_unit|admin_unit|reload_unit|warm_unit|metrics_unit|wanemu)_tests$/ {print $2}')
 # shellcheck disable=SC2086
 cmake --build build-asan -j"$(nproc)" --target nfsgw wan-emu nfsgw_integration_tests $asan_targets
 asan_pass=0; asan_fail=0
