@@ -48,6 +48,15 @@
 // same object serves on, and every call waits on a shared lock that only the
 // reopen takes exclusively. If that open fails, calls fail (std::runtime_error)
 // until a later recover() opens it.
+//
+// Neither is tried while the disk has less free space than two memtables (what the
+// next flush writes, plus the WAL that fills meanwhile): Resume() on a still-full
+// disk reports success, the next writes fit in the WAL's preallocated space, and
+// the store would fail again minutes later and say so again; a larger write on a
+// writer still in error can trip RocksDB's own assertions (Debian's build keeps
+// them). recover() throws "... MiB free" instead, and the caller tries later.
+#include <sys/statvfs.h>
+
 #include <cstdio>
 #include <fcntl.h>
 #include <unistd.h>
@@ -65,6 +74,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <stdexcept>
 #include <system_error>
 
@@ -101,7 +111,7 @@ class RocksDbStore final : public KvStore {
  public:
   RocksDbStore(OpenDb open, OpenSpec spec)
       : db_(open.db), all_handles_(std::move(open.all_handles)), families_(std::move(open.families)),
-        names_(spec.families), dir_(spec.dir), spec_(std::move(spec)) {}
+        names_(spec.families), dir_(spec.dir), min_free_bytes_(room_to_write(spec)), spec_(std::move(spec)) {}
 
   ~RocksDbStore() override { close(); }
 
@@ -170,6 +180,11 @@ class RocksDbStore final : public KvStore {
   }
 
   void recover() override {
+    if (const auto free = free_bytes(); free && *free < min_free_bytes_) {
+      throw std::runtime_error("rocksdb in " + dir_ + ": the disk has " + std::to_string(*free >> 20) +
+                               " MiB free; writes start again at " + std::to_string(min_free_bytes_ >> 20) +
+                               " MiB");
+    }
     // A failed WAL or flush write leaves RocksDB refusing writes until resumed
     // (it may also have resumed by itself once space returned: then a no-op).
     {
@@ -234,6 +249,21 @@ class RocksDbStore final : public KvStore {
     if (db_ == nullptr) throw std::runtime_error("rocksdb in " + dir_ + ": closed after a failed reopen");
   }
 
+  /// Free space that recover() waits for: two of the largest memtable.
+  static std::uint64_t room_to_write(const OpenSpec& spec) {
+    std::uint64_t largest = 0;
+    for (const auto& d : spec.descriptors) largest = std::max<std::uint64_t>(largest, d.options.write_buffer_size);
+    return 2 * largest;
+  }
+
+  /// Bytes an unprivileged writer may still use on the directory's filesystem;
+  /// nullopt when statvfs fails (then recover() goes on and RocksDB decides).
+  std::optional<std::uint64_t> free_bytes() const {
+    struct statvfs st {};
+    if (::statvfs(dir_.c_str(), &st) != 0) return std::nullopt;
+    return static_cast<std::uint64_t>(st.f_bavail) * st.f_frsize;
+  }
+
   /// Whether a new file can be created (and written) in the directory now.
   bool writable() const {
     const std::string probe = dir_ + "/.nfsgw-write-probe";
@@ -263,6 +293,7 @@ class RocksDbStore final : public KvStore {
   std::vector<rocksdb::ColumnFamilyHandle*> families_;     // [0] default, [i+1] names[i]
   const std::vector<std::string> names_;
   const std::string dir_;
+  const std::uint64_t min_free_bytes_;
   const OpenSpec spec_;
   /// Shared by every call, exclusive for a reopen (which replaces db_ and the handles).
   mutable std::shared_mutex reopen_mu_;

@@ -45,12 +45,8 @@ std::optional<std::size_t> first_overlong_binary(std::string_view text) {
     } else if (c == '0' && i + 1 < text.size() && text[i + 1] == 'b' && (i == 0 || !word_char(text[i - 1]))) {
       const std::size_t start = i;
       std::size_t digits = 0;
-      bool leading = true;
       for (i += 2; i < text.size() && (text[i] == '0' || text[i] == '1' || text[i] == '_'); ++i) {
-        if (text[i] == '_') continue;
-        if (leading && text[i] == '0') continue;
-        leading = false;
-        if (++digits > kMaxBinaryDigits) return start;
+        if (text[i] != '_' && ++digits > kMaxBinaryDigits) return start;
       }
     } else {
       ++i;

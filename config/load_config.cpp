@@ -480,8 +480,9 @@ Config parse_config(const std::string& toml_text, const std::string& origin_name
   if (auto big = first_overlong_binary(toml_text)) {
     const auto before = std::string_view(toml_text).substr(0, *big);
     const auto line = 1 + std::count(before.begin(), before.end(), '\n');
-    throw ConfigError(origin_name + ":" + std::to_string(line) + ": a binary integer with more than " +
-                      std::to_string(kMaxBinaryDigits) + " significant digits does not fit a TOML integer (64 bits)");
+    throw ConfigError(origin_name + ":" + std::to_string(line) + ": a binary integer of more than " +
+                      std::to_string(kMaxBinaryDigits) +
+                      " digits (leading zeros included) cannot be read; write it in decimal or hex");
   }
   Value root;
   try {

@@ -78,7 +78,10 @@ pid_t pid_in(const std::string& pid_file) {
 }
 }  // namespace
 
-void GaneshaOrigin::freeze() { ::kill(pid_in(state_dir_ + "/ganesha.pid"), SIGSTOP); }
+void GaneshaOrigin::freeze() {
+  if (!stop_and_wait(pid_in(state_dir_ + "/ganesha.pid")))
+    throw std::runtime_error("ganesha did not stop on SIGSTOP within 5 s");
+}
 
 void GaneshaOrigin::thaw() { ::kill(pid_in(state_dir_ + "/ganesha.pid"), SIGCONT); }
 

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -93,6 +94,33 @@ std::string read_file(const std::string& path) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+namespace {
+/// True when every thread of `pid` is in state T (stopped); /proc/<pid>/task/<tid>/stat
+/// reads "tid (comm) S ...", the comm possibly holding spaces or parentheses.
+bool all_threads_stopped(pid_t pid) {
+  std::error_code ec;
+  bool any = false;
+  for (const auto& task :
+       std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec)) {
+    const std::string stat = read_file(task.path().string() + "/stat");
+    const auto close = stat.rfind(')');
+    if (close == std::string::npos || close + 2 >= stat.size()) continue;  // thread gone
+    if (stat[close + 2] != 'T') return false;
+    any = true;
+  }
+  return any;
+}
+}  // namespace
+
+bool stop_and_wait(pid_t pid) {
+  if (::kill(pid, SIGSTOP) != 0) return false;
+  for (int i = 0; i < 500; ++i) {
+    if (all_threads_stopped(pid)) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
 }
 
 std::optional<std::uint64_t> resident_bytes(pid_t pid) {

@@ -50,6 +50,12 @@ RunResult run(const std::vector<std::string>& argv, std::chrono::milliseconds ti
 /// Reads a whole file (empty string when missing).
 std::string read_file(const std::string& path);
 
+/// Sends SIGSTOP to `pid` and waits (at most 5 s) until every one of its threads is
+/// stopped. kill() only queues the signal: a thread running on another CPU may still
+/// answer a request that arrives just after it returns. False when a thread was
+/// still running at the deadline.
+bool stop_and_wait(pid_t pid);
+
 /// Resident memory of process `pid` in bytes (VmRSS in /proc/<pid>/status);
 /// nullopt when the process or the field is gone.
 std::optional<std::uint64_t> resident_bytes(pid_t pid);

@@ -10,6 +10,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "tests/support/process.h"
+
 namespace nfsgw::upstream::test {
 
 namespace fs = std::filesystem;
@@ -90,7 +92,12 @@ pid_t ganesha_pid(const std::string& state_dir) {
 }
 }  // namespace
 
-void Origin::freeze() { ::kill(ganesha_pid(state_dir_), SIGSTOP); }
+void Origin::freeze() {
+  // Returns once every ganesha thread is stopped: a call sent after freeze() is
+  // never answered (kill() alone only queues the signal).
+  if (!integ::stop_and_wait(ganesha_pid(state_dir_)))
+    throw std::runtime_error("ganesha did not stop on SIGSTOP within 5 s");
+}
 
 void Origin::kill_hard() {
   const pid_t pid = ganesha_pid(state_dir_);
