@@ -8,6 +8,10 @@
 #      into build-asan/ and runs them,
 #   4. builds the libFuzzer targets with clang into build-fuzz/ and runs each for
 #      10 s on a copy of its seed corpus (tests/fuzz, docs/fuzzing.md).
+# The builds of 3 and 4 run in the background at the lowest CPU priority while
+# stage 1's tests run: most of those wait on sockets, timers or a qemu guest that
+# uses one core, so the builds take the CPU they leave idle instead of adding
+# their own minutes at the end.
 # Every test starts what it needs (rpcbind, ganesha, nfsgw) on loopback ports.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,6 +35,40 @@ ci_debug_info=-g1
 BUILD_DIR=build bash scripts/build.sh \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 $ci_debug_info -DNDEBUG" \
   -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 $ci_debug_info -DNDEBUG"
+
+# The sanitizer and fuzz builds (stages 2 and 3), in the background at nice 19.
+export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+asan_targets_of() {
+  cmake --build build-asan --target help |
+    awk '/^\.\.\. nfsgw_(protocol|config|cache|metacache|datacache|gateway_unit|admin_unit|reload_unit|warm_unit|metrics_unit|wanemu)_tests$/ {print $2}'
+}
+build_sanitized() {
+  cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DNFSGW_SANITIZE=ON \
+    -DCMAKE_CXX_FLAGS_DEBUG="$ci_debug_info" -DCMAKE_C_FLAGS_DEBUG="$ci_debug_info" >/dev/null || return 1
+  # The unit-test binaries; then nfsgw itself, built with the sanitizers, for the
+  # whole integration suite (real origin, real clients, hostile input).
+  # shellcheck disable=SC2046
+  cmake --build build-asan -j"$(nproc)" --target nfsgw wan-emu nfsgw_integration_tests $(asan_targets_of)
+}
+# Only the fuzz targets and the libraries they fuzz (protocol, config, the handle
+# codec), built with clang into build-fuzz/.
+build_fuzz() {
+  CC=clang-14 CXX=clang++-14 cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNFSGW_FUZZ=ON \
+    -DNFSGW_TESTS=OFF -DNFSGW_PCH=OFF -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 $ci_debug_info" \
+    -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 $ci_debug_info" >/dev/null &&
+    cmake --build build-fuzz -j"$(nproc)" --target nfsgw_fuzz
+}
+bg_logs=$(mktemp -d /tmp/nfsgw-ci-builds.XXXXXX)
+(
+  renice -n 19 -p "$BASHPID" >/dev/null
+  set +e
+  build_sanitized >"$bg_logs/asan.log" 2>&1; echo $? >"$bg_logs/asan.status"
+  build_fuzz >"$bg_logs/fuzz.log" 2>&1; echo $? >"$bg_logs/fuzz.status"
+) &
+bg_builds=$!
+echo "-- stages 2 and 3 build in the background (nice 19; logs in $bg_logs)"
+
 set +e
 # Two at a time except the kernel tests (each boots qemu guests on fixed ports);
 # tests that need the machine to themselves (integration, upstream, nfsgw-bench)
@@ -43,10 +81,11 @@ status=${PIPESTATUS[0]}
 (cd build && ctest --output-on-failure --timeout 900 -j1 -L kernel -E nfsgw_kernel_origin_dd) 2>&1 | tee -a build/ctest.log
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 set -e
+echo "-- stage 1 done at $(( $(date +%s) - start )) s"
 
 echo "== stage 2: sanitizers (ASan + UBSan)"
-export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1
-export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+wait "$bg_builds" || true
+echo "-- background builds done at $(( $(date +%s) - start )) s"
 # The data cache test reads its big files many times; 64 MiB keeps the slower
 # sanitizer build within bounds (stage 1 runs it at 256 MiB).
 export NFSGW_DATA_TEST_MIB=64
@@ -58,14 +97,14 @@ export NFSGW_DATA_TEST_MIB=64
 export NFSGW_CRASH_ROUNDS=5
 export NFSGW_CRASH_DISK_FILES=60
 export NFSGW_ORIGIN_CUT_SECONDS=15
-cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DNFSGW_SANITIZE=ON \
-  -DCMAKE_CXX_FLAGS_DEBUG="$ci_debug_info" -DCMAKE_C_FLAGS_DEBUG="$ci_debug_info" >/dev/null
-# The unit-test binaries; then nfsgw itself, built with the sanitizers, under the
-# whole integration suite (real origin, real clients, hostile input).
-asan_targets=$(cmake --build build-asan --target help |
-  awk '/^\.\.\. nfsgw_(protocol|config|cache|metacache|datacache|gateway_unit|admin_unit|reload_unit|warm_unit|metrics_unit|wanemu)_tests$/ {print $2}')
-# shellcheck disable=SC2086
-cmake --build build-asan -j"$(nproc)" --target nfsgw wan-emu nfsgw_integration_tests $asan_targets
+if [ "$(cat "$bg_logs/asan.status" 2>/dev/null)" != 0 ]; then
+  # Built again in the foreground: the error shows in this log (and a build that
+  # failed only for lack of memory beside stage 1 gets a second chance).
+  echo "-- the background sanitizer build failed; building again:"
+  tail -20 "$bg_logs/asan.log"
+  build_sanitized
+fi
+asan_targets=$(asan_targets_of)
 asan_pass=0; asan_fail=0
 for t in $asan_targets; do
   bin=$(find build-asan -type f -name "$t" -perm -u+x | head -1)
@@ -86,10 +125,7 @@ echo "== stage 3: fuzz (libFuzzer with ASan + UBSan, 10 s per target)"
 # crash, a sanitizer report or a broken property. docs/fuzzing.md has the long runs.
 fuzz_pass=0; fuzz_fail=0
 fuzz_start=$(date +%s)
-if CC=clang-14 CXX=clang++-14 cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNFSGW_FUZZ=ON \
-     -DNFSGW_TESTS=OFF -DNFSGW_PCH=OFF -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 $ci_debug_info" \
-     -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 $ci_debug_info" >/dev/null &&
-   cmake --build build-fuzz -j"$(nproc)" --target nfsgw_fuzz; then
+if [ "$(cat "$bg_logs/fuzz.status" 2>/dev/null)" = 0 ] || build_fuzz; then
   for dir in tests/fuzz/corpus/*/; do
     t=$(basename "$dir")
     work=$(mktemp -d "/tmp/nfsgw-fuzz-$t.XXXXXX")
