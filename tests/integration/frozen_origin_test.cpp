@@ -39,18 +39,13 @@ constexpr std::uint32_t kJukebox = 10008;
 constexpr unsigned kGetattr = 1, kWrite = 7, kRemove = 12;
 constexpr int kTimeoutMs = 2000;  // the export's origin_timeout below
 
-#ifdef NFSGW_SANITIZED_NFSGW
 // ASan keeps freed memory in a quarantine (256 MiB by default) to catch uses after
-// free: every abandoned call's buffers would stay resident. nfsgw runs here with a
-// quarantine of this size (ASAN_OPTIONS quarantine_size_mb), and the memory bound
-// allows for it, and for ASan's shadow memory (one byte per 8 of heap touched),
-// and nothing more.
-constexpr long kQuarantineMib = 32;
-constexpr long kShadowEighths = 9;
-#else
-constexpr long kQuarantineMib = 0;
-constexpr long kShadowEighths = 8;
-#endif
+// free: every abandoned call's buffers would stay resident. An ASan nfsgw
+// (integ::nfsgw_sanitized()) runs here with a quarantine of this size
+// (ASAN_OPTIONS quarantine_size_mb), and the memory bound allows for it, and for
+// ASan's shadow memory (one byte per 8 of heap touched), and nothing more.
+const long kQuarantineMib = nfsgw_sanitized() ? 32 : 0;
+const long kShadowEighths = nfsgw_sanitized() ? 9 : 8;
 
 struct Setup {
   std::unique_ptr<GaneshaOrigin> origin;
@@ -285,7 +280,7 @@ TEST(FrozenOrigin, ClientsComingAndGoingWhileTheOriginIsFrozenDoNotGrowMemory) {
   // the frozen origin's sockets took and 1 MiB per upstream connection inside
   // libnfs, a fraction of a second's rounds, and allocator slack: far below the
   // 100 MiB that piles up when every call waits for the origin.
-  constexpr long kBoundKib = (48 + kQuarantineMib) * 1024 * kShadowEighths / 8;
+  const long kBoundKib = (48 + kQuarantineMib) * 1024 * kShadowEighths / 8;
 
   s.origin->freeze();
   const long before = rss_kib(pid);

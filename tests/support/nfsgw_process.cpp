@@ -18,16 +18,25 @@ namespace integ {
 
 std::optional<std::string> nfsgw_binary() {
   std::vector<std::string> candidates;
+  if (const char* env = std::getenv("NFSGW_BIN"); env && *env) candidates.push_back(env);
 #ifdef NFSGW_BIN_PATH
   candidates.push_back(NFSGW_BIN_PATH);
 #endif
-  if (const char* env = std::getenv("NFSGW_BIN"); env && *env) candidates.push_back(env);
   candidates.push_back(std::string(NFSGW_BUILD_DIR) + "/nfsgw");
   candidates.push_back(std::string(NFSGW_BUILD_DIR) + "/gateway/nfsgw");
   for (const auto& c : candidates) {
     if (::access(c.c_str(), X_OK) == 0 && std::filesystem::is_regular_file(c)) return c;
   }
   return std::nullopt;
+}
+
+bool nfsgw_sanitized() {
+#ifdef NFSGW_SANITIZED_NFSGW
+  return true;
+#else
+  const char* v = std::getenv("NFSGW_BIN_SANITIZED");
+  return v && std::string(v) == "1";
+#endif
 }
 
 std::optional<std::string> wan_emu_binary() {

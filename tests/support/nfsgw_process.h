@@ -15,10 +15,16 @@
 
 namespace integ {
 
-/// Where the nfsgw binary is: the CMake target's file when it exists (compile
-/// definition NFSGW_BIN_PATH), else $NFSGW_BIN, else <build dir>/nfsgw or
-/// <build dir>/gateway/nfsgw. nullopt when none exists.
+/// Where the nfsgw binary is: $NFSGW_BIN when set (CI's sanitizer stage runs these
+/// tests against its ASan build of nfsgw), else the CMake target's file (compile
+/// definition NFSGW_BIN_PATH), else <build dir>/nfsgw or <build dir>/gateway/nfsgw.
+/// nullopt when none exists.
 std::optional<std::string> nfsgw_binary();
+
+/// Whether that nfsgw is built with ASan, so that memory bounds allow for its
+/// quarantine and shadow: $NFSGW_BIN_SANITIZED=1, or these tests themselves built
+/// with -DNFSGW_SANITIZE=ON (then their own nfsgw is too).
+bool nfsgw_sanitized();
 
 /// The wan-emu relay binary (target wan-emu, $WAN_EMU_BIN, <build>/tools/wan-emu/wan-emu).
 std::optional<std::string> wan_emu_binary();
