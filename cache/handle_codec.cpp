@@ -31,6 +31,7 @@
 
 #include "cache/handle_codec.h"
 #include "cache/handle_memo.h"
+#include "cache/key_hash.h"
 #include "cache/keyed_hmac.h"
 
 namespace nfsgw::cache {
@@ -143,7 +144,7 @@ std::size_t mac_hash(const nfs3::FileHandle& gateway) {
 }
 std::size_t origin_hash(std::uint32_t export_id, const nfs3::FileHandle& origin) {
   const std::string_view bytes(reinterpret_cast<const char*>(origin.bytes.data()), origin.len);
-  return std::hash<std::string_view>{}(bytes) ^ (std::size_t{export_id} * 0x9e3779b97f4a7c15ull);
+  return key_hash(bytes) ^ (std::size_t{export_id} * 0x9e3779b97f4a7c15ull);
 }
 
 /// Builds header | payload | mac.
@@ -187,11 +188,11 @@ nfs3::FileHandle HandleCodec::wrap(std::uint32_t export_id, const nfs3::FileHand
   // The memo is keyed by (export, origin) only: a long handle wrapped without the
   // root (tests, tools) must not be remembered as the answer for calls that give it.
   if (origin.len > kMaxEmbedded && root == nullptr) return wrap_uncached(export_id, origin, root);
-  auto& set = HandleMemo::set_of(HandleMemo::Direction::Wrap, origin_hash(export_id, origin));
-  if (const auto* hit = HandleMemo::find(set, instance_, export_id, origin)) return hit->value;
+  const std::size_t hash = origin_hash(export_id, origin);
+  auto& set = HandleMemo::set_of(HandleMemo::Direction::Wrap, hash);
+  if (const auto* hit = HandleMemo::find(set, hash, instance_, export_id, origin)) return hit->value;
   nfs3::FileHandle gateway = wrap_uncached(export_id, origin, root);
-  auto& slot = HandleMemo::victim(set);
-  slot = HandleMemo::Slot{instance_, export_id, 0, origin, gateway};
+  HandleMemo::keep(set, hash, HandleMemo::Slot{instance_, export_id, 0, origin, gateway});
   return gateway;
 }
 
@@ -236,17 +237,18 @@ std::optional<HandleCodec::Decoded> HandleCodec::unwrap(const nfs3::FileHandle& 
   // forged as one too short).
   if (gateway.len < kHeader + kMac || gateway.len > nfs3::kFhSize) return std::nullopt;
   const std::uint32_t export_id = export_of(gateway);
-  auto& set = HandleMemo::set_of(HandleMemo::Direction::Unwrap, mac_hash(gateway));
-  if (const auto* hit = HandleMemo::find(set, instance_, export_id, gateway)) {
+  const std::size_t hash = mac_hash(gateway);
+  auto& set = HandleMemo::set_of(HandleMemo::Direction::Unwrap, hash);
+  if (const auto* hit = HandleMemo::find(set, hash, instance_, export_id, gateway)) {
     Decoded d{export_id, static_cast<Kind>(hit->kind), {}, {}};
     (d.kind == Kind::Delta ? d.delta : d.origin) = hit->value;
     return d;
   }
   auto decoded = unwrap_uncached(gateway);
   if (decoded) {
-    auto& slot = HandleMemo::victim(set);
-    slot = HandleMemo::Slot{instance_, export_id, static_cast<std::uint8_t>(decoded->kind), gateway,
-                            decoded->kind == Kind::Delta ? decoded->delta : decoded->origin};
+    HandleMemo::keep(set, hash,
+                     HandleMemo::Slot{instance_, export_id, static_cast<std::uint8_t>(decoded->kind), gateway,
+                                      decoded->kind == Kind::Delta ? decoded->delta : decoded->origin});
   }
   return decoded;
 }

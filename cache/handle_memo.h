@@ -10,8 +10,9 @@
 // instance. A slot answers only for a key equal byte for byte, never by hash alone;
 // what a forged handle can do is evict entries, costing HMACs, not trust.
 //
-// Two-way set-associative, 2,048 sets a direction: about 1.2 MiB a thread, outside
-// memory_mb. Not thread-safe by design: one table per thread (thread_local).
+// Four-way set-associative, 2,048 sets a direction: about 2.4 MiB a thread, outside
+// memory_mb. (With two ways a random 2,000-handle working set missed about one call in six in
+// callgrind: an HMAC each, 4 % of a cached GETATTR's instructions.) Not thread-safe by design: one table per thread (thread_local).
 #pragma once
 
 #include <array>
@@ -26,7 +27,7 @@ namespace nfsgw::cache {
 class HandleMemo {
  public:
   static constexpr std::size_t kSets = 2048;
-  static constexpr std::size_t kWays = 2;
+  static constexpr std::size_t kWays = 4;
 
   struct Slot {
     std::uint64_t codec = 0;  // 0: empty
@@ -36,8 +37,11 @@ class HandleMemo {
     nfs3::FileHandle value;  // Unwrap: the origin handle (empty for a root); Wrap: the gateway handle
   };
   struct Set {
-    std::array<Slot, kWays> ways;
+    // The ways' key hashes side by side, compared first: a lookup reads this line
+    // and only the way whose hash matches (a slot is 144 bytes).
+    std::array<std::size_t, kWays> hashes{};
     std::uint8_t next = 0;  // the way the next new key replaces
+    std::array<Slot, kWays> ways;
   };
   enum class Direction { Unwrap, Wrap };
 
@@ -50,20 +54,26 @@ class HandleMemo {
 
   /// The slot of `codec` whose key is `key` (and, for Wrap, whose export is
   /// `export_id`), or nullptr.
-  static const Slot* find(const Set& set, std::uint64_t codec, std::uint32_t export_id,
+  static const Slot* find(const Set& set, std::size_t hash, std::uint64_t codec, std::uint32_t export_id,
                           const nfs3::FileHandle& key) {
-    for (const Slot& s : set.ways)
+    for (std::size_t i = 0; i < kWays; ++i) {
+      if (set.hashes[i] != hash) continue;
+      const Slot& s = set.ways[i];
       if (s.codec == codec && s.export_id == export_id && s.key == key) return &s;
+    }
     return nullptr;
   }
 
-  /// The slot a new key takes: an empty one, else the next in turn.
-  static Slot& victim(Set& set) {
-    for (Slot& s : set.ways)
-      if (s.codec == 0) return s;
-    Slot& s = set.ways[set.next];
-    set.next = static_cast<std::uint8_t>((set.next + 1) % kWays);
-    return s;
+  /// Keeps `slot` for `hash` in `set`: in an empty way, else in the next in turn.
+  static void keep(Set& set, std::size_t hash, Slot slot) {
+    std::size_t i = 0;
+    while (i < kWays && set.ways[i].codec != 0) ++i;
+    if (i == kWays) {
+      i = set.next;
+      set.next = static_cast<std::uint8_t>((set.next + 1) % kWays);
+    }
+    set.hashes[i] = hash;
+    set.ways[i] = std::move(slot);
   }
 };
 

@@ -45,6 +45,7 @@
 #include "cache/disk_pool.h"
 #include "cache/lru_shards.h"
 #include "cache/metadata_codec.h"
+#include "cache/key_hash.h"
 #include "cache/peek_memo.h"
 
 namespace nfsgw::cache {
@@ -118,7 +119,7 @@ struct Pending {
 
 struct SvHash {
   using is_transparent = void;
-  std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+  std::size_t operator()(std::string_view s) const noexcept { return key_hash(s); }
 };
 
 struct Shard {
@@ -336,7 +337,7 @@ struct MetadataStore::Impl {
         case Known::Value: {
           auto r = std::static_pointer_cast<const R>(std::move(v));
           if (memo != nullptr)
-            PeekMemo::fill(PeekMemo::victim(*memo, instance, hash, buf), instance, hash, buf,
+            PeekMemo::fill(*memo, PeekMemo::victim(*memo, instance, hash, buf), instance, hash, buf,
                            sh.writes.load(std::memory_order_relaxed), r);
           return {Where::Memory, std::move(r)};
         }

@@ -44,7 +44,6 @@ class PeekMemo {
 
   struct Slot {
     std::uint64_t store = 0;   // 0: empty
-    std::size_t hash = 0;
     std::uint64_t writes = 0;  // the shard's change counter when filled
     std::uint32_t uses = 0;
     bool own = false;  // `value` is this thread's own copy, not the store's record
@@ -53,8 +52,12 @@ class PeekMemo {
   };
 
   struct Set {
-    std::array<Slot, kWays> ways;
+    // The ways' hashes side by side, read first: a miss or a hit touches this line
+    // and, at most, the one way whose hash matches (a slot is 80 bytes: looking
+    // at each slot's own hash touched four or five lines per read).
+    std::array<std::size_t, kWays> hashes{};
     std::uint32_t next = 0;  // the way the next new key replaces
+    std::array<Slot, kWays> ways;
   };
 
   /// This thread's set for `hash`.
@@ -66,8 +69,11 @@ class PeekMemo {
 
   /// The way holding `key` of `store` (its value possibly outdated), or nullptr.
   static Slot* find(Set& set, std::uint64_t store, std::size_t hash, std::string_view key) {
-    for (Slot& s : set.ways)
-      if (s.hash == hash && s.store == store && s.key == key) return &s;
+    for (std::size_t i = 0; i < kWays; ++i) {
+      if (set.hashes[i] != hash) continue;
+      Slot& s = set.ways[i];
+      if (s.store == store && s.key == key) return &s;
+    }
     return nullptr;
   }
 
@@ -92,10 +98,11 @@ class PeekMemo {
     return s;
   }
 
-  static void fill(Slot& s, std::uint64_t store, std::size_t hash, std::string_view key, std::uint64_t writes,
-                   std::shared_ptr<const void> record) {
+  /// Fills `s`, a way of `set` (from victim()).
+  static void fill(Set& set, Slot& s, std::uint64_t store, std::size_t hash, std::string_view key,
+                   std::uint64_t writes, std::shared_ptr<const void> record) {
+    set.hashes[static_cast<std::size_t>(&s - set.ways.data())] = hash;
     s.store = store;
-    s.hash = hash;
     s.writes = writes;
     s.uses = 0;
     s.own = false;

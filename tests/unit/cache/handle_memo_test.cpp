@@ -102,3 +102,32 @@ TEST(HandleMemo, MoreHandlesThanTheMemoHoldsAllRoundTrip) {
     }
   }
 }
+
+TEST(HandleMemo, KeepsAWorkingSetOfTwoThousandHandles) {
+  // A folder of 2,000 files walked again and again (the loopback benchmark's tree):
+  // after the first pass every handle is in the memo, so a second pass costs no map
+  // read (and no HMAC), but for the few sets that drew more than four of them
+  // (about 60 handles here; a pass in the same order evicts each before it comes
+  // back). With two ways a set (the memo before) it was about 500.
+  ControlledStore store(make_memory_store());
+  HandleCodec codec(secret(2), store);
+  const auto root = origin(60, 200);
+  std::vector<nfs3::FileHandle> handles;
+  for (std::uint32_t i = 0; i < 2000; ++i) {
+    auto o = origin(60, 3);  // too long to embed and unlike the root: a digest handle
+    o.bytes[0] = static_cast<std::uint8_t>(i);
+    o.bytes[1] = static_cast<std::uint8_t>(i >> 8);
+    o.bytes[2] = 0xEE;  // never equal to the root's bytes: no delta either
+    handles.push_back(codec.wrap(1, o, &root));
+  }
+  std::thread([&] {  // a thread of its own: an empty memo
+    auto reads = [&] { return store.disk_gets.load() + store.memory_gets.load(); };
+    const int before = reads();
+    for (const auto& fh : handles) ASSERT_TRUE(codec.unwrap(fh));
+    const int first_pass = reads() - before;
+    EXPECT_GE(first_pass, 2000) << "the first pass must read the map for every handle (positive control)";
+    const int after_first = reads();
+    for (const auto& fh : handles) ASSERT_TRUE(codec.unwrap(fh));
+    EXPECT_LE(reads() - after_first, 100) << "more than 5 % of a 2,000-handle working set fell out of the memo";
+  }).join();
+}
