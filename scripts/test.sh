@@ -10,7 +10,9 @@
 #      10 s on a copy of its seed corpus (tests/fuzz, docs/fuzzing.md).
 # The builds of 3 and 4 run in the background at the lowest CPU priority while
 # stage 1's tests run: most of those wait on sockets or timers, so the builds take
-# the CPU they leave idle instead of adding their own minutes at the end. For the
+# the CPU they leave idle instead of adding their own minutes at the end (the
+# sanitized nfsgw first: stage 3's integration suite starts as soon as it is built,
+# while the sanitized unit tests and the fuzz targets go on building). For the
 # same reason the kernel client scenarios of 2 (a qemu guest on one core each) run
 # beside stage 3, all but the two that move rpcbind's entries, which run after it.
 # Every test starts what it needs (rpcbind, ganesha, nfsgw) on loopback ports.
@@ -44,14 +46,18 @@ asan_targets_of() {
   cmake --build build-asan --target help |
     awk '/^\.\.\. nfsgw_(protocol|config|cache|metacache|datacache|gateway_unit|admin_unit|reload_unit|warm_unit|metrics_unit|wanemu)_tests$/ {print $2}'
 }
-build_sanitized() {
+# nfsgw itself, built with the sanitizers, for the whole integration suite (real
+# origin, real clients, hostile input): the suite's own binaries (clients, relays)
+# are stage 1's, only nfsgw needs the sanitizers. Built first, so that the suite
+# can start while the unit-test binaries are still being built.
+build_sanitized_nfsgw() {
   cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DNFSGW_SANITIZE=ON \
-    -DCMAKE_CXX_FLAGS_DEBUG="$ci_debug_info" -DCMAKE_C_FLAGS_DEBUG="$ci_debug_info" >/dev/null || return 1
-  # The unit-test binaries; then nfsgw itself, built with the sanitizers, for the
-  # whole integration suite (real origin, real clients, hostile input). The suite's
-  # own binaries (clients, relays) are stage 1's: only nfsgw needs the sanitizers.
+    -DCMAKE_CXX_FLAGS_DEBUG="$ci_debug_info" -DCMAKE_C_FLAGS_DEBUG="$ci_debug_info" >/dev/null &&
+    cmake --build build-asan -j"$(nproc)" --target nfsgw
+}
+build_sanitized_units() {
   # shellcheck disable=SC2046
-  cmake --build build-asan -j"$(nproc)" --target nfsgw $(asan_targets_of)
+  cmake --build build-asan -j"$(nproc)" --target $(asan_targets_of)
 }
 # Only the fuzz targets and the libraries they fuzz (protocol, config, the handle
 # codec), built with clang into build-fuzz/.
@@ -65,7 +71,8 @@ bg_logs=$(mktemp -d /tmp/nfsgw-ci-builds.XXXXXX)
 (
   renice -n 19 -p "$BASHPID" >/dev/null
   set +e
-  build_sanitized >"$bg_logs/asan.log" 2>&1; echo $? >"$bg_logs/asan.status"
+  build_sanitized_nfsgw >"$bg_logs/asan.log" 2>&1; echo $? >"$bg_logs/asan-nfsgw.status"
+  build_sanitized_units >>"$bg_logs/asan.log" 2>&1; echo $? >"$bg_logs/asan.status"
   build_fuzz >"$bg_logs/fuzz.log" 2>&1; echo $? >"$bg_logs/fuzz.status"
 ) &
 bg_builds=$!
@@ -100,8 +107,11 @@ kernel_tests=$!
 echo "-- kernel client scenarios started beside stage 2 (log: build/ctest-kernel.log)"
 
 echo "== stage 2: sanitizers (ASan + UBSan)"
-wait "$bg_builds" || true
-echo "-- background builds done at $(( $(date +%s) - start )) s"
+# The integration suite needs only the sanitized nfsgw: it starts as soon as that
+# is built, and the unit-test binaries go on building (still at nice 19) while its
+# tests wait on their sockets and timers.
+while [ ! -f "$bg_logs/asan-nfsgw.status" ] && kill -0 "$bg_builds" 2>/dev/null; do sleep 2; done
+echo "-- sanitized nfsgw built at $(( $(date +%s) - start )) s"
 # The data cache test reads its big files many times; 64 MiB keeps the slower
 # sanitizer build within bounds (stage 1 runs it at 256 MiB).
 export NFSGW_DATA_TEST_MIB=64
@@ -113,22 +123,15 @@ export NFSGW_DATA_TEST_MIB=64
 export NFSGW_CRASH_ROUNDS=5
 export NFSGW_CRASH_DISK_FILES=60
 export NFSGW_ORIGIN_CUT_SECONDS=15
-if [ "$(cat "$bg_logs/asan.status" 2>/dev/null)" != 0 ]; then
+set +e
+if [ "$(cat "$bg_logs/asan-nfsgw.status" 2>/dev/null)" != 0 ]; then
   # Built again in the foreground: the error shows in this log (and a build that
   # failed only for lack of memory beside stage 1 gets a second chance).
-  echo "-- the background sanitizer build failed; building again:"
+  echo "-- the background build of the sanitized nfsgw failed; building again:"
   tail -20 "$bg_logs/asan.log"
-  build_sanitized
+  build_sanitized_nfsgw
 fi
-asan_targets=$(asan_targets_of)
 asan_pass=0; asan_fail=0
-for t in $asan_targets; do
-  bin=$(find build-asan -type f -name "$t" -perm -u+x | head -1)
-  [ -n "$bin" ] || { echo "missing $t"; asan_fail=$((asan_fail + 1)); continue; }
-  echo "-- $bin"
-  if (cd build-asan && "$root/$bin" --gtest_brief=1); then asan_pass=$((asan_pass + 1)); else asan_fail=$((asan_fail + 1)); fi
-done
-set +e
 # Stage 1's integration tests against the ASan build of nfsgw (NFSGW_BIN; memory
 # bounds allow for ASan's quarantine and shadow when NFSGW_BIN_SANITIZED=1).
 # integration.rpcbind takes rpcbind's entries as the kernel mount scenarios do: it
@@ -142,8 +145,22 @@ asan_integration() {
 asan_integration -E '^integration[.]rpcbind$'
 echo "-- sanitized integration suite done at $(( $(date +%s) - start )) s"
 
+wait "$bg_builds"
+echo "-- background builds done at $(( $(date +%s) - start )) s"
+if [ "$(cat "$bg_logs/asan.status" 2>/dev/null)" != 0 ]; then
+  echo "-- the background build of the sanitized unit tests failed; building again:"
+  tail -20 "$bg_logs/asan.log"
+  build_sanitized_units
+fi
+for t in $(asan_targets_of); do
+  bin=$(find build-asan -type f -name "$t" -perm -u+x | head -1)
+  [ -n "$bin" ] || { echo "missing $t"; asan_fail=$((asan_fail + 1)); continue; }
+  echo "-- $bin"
+  if (cd build-asan && "$root/$bin" --gtest_brief=1); then asan_pass=$((asan_pass + 1)); else asan_fail=$((asan_fail + 1)); fi
+done
+
 echo "== the kernel client scenarios (run beside stage 2)"
-wait "$kernel_tests" || true
+wait "$kernel_tests"
 cat build/ctest-kernel.log
 cat build/ctest-kernel.log >>build/ctest.log
 [ "$(cat "$bg_logs/kernel.status" 2>/dev/null)" = 0 ] || status=1
