@@ -11,8 +11,9 @@
 // what a forged handle can do is evict entries, costing HMACs, not trust.
 //
 // Four-way set-associative, 2,048 sets a direction: about 2.4 MiB a thread, outside
-// memory_mb. (With two ways a random 2,000-handle working set missed about one call in six in
-// callgrind: an HMAC each, 4 % of a cached GETATTR's instructions.) Not thread-safe by design: one table per thread (thread_local).
+// memory_mb. (With two ways a random 2,000-handle working set missed about one call
+// in six in callgrind: an HMAC each, 4 % of a cached GETATTR's instructions.) Not
+// thread-safe by design: one table per thread (thread_local).
 #pragma once
 
 #include <array>

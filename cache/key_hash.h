@@ -3,9 +3,10 @@
 // call (a cached LOOKUP hashes four keys). std::hash (MurmurHash2 in libstdc++)
 // cost about 125 instructions a key there; this one reads eight bytes a step with
 // one multiply and finishes with the splitmix64 finalizer, about half of that.
-// In memory only (shard choice, memo sets, the overlay's buckets): never stored, so
-// it may change between versions. Seeded per process, so that names chosen by a
-// client to collide here do not collide in another nfsgw (or after a restart).
+// In memory only (shard choice, memo sets, the memory layer's and the overlay's
+// buckets): never stored, so it may change between versions. Seeded per process,
+// so that names chosen by a client to collide here do not collide in another
+// nfsgw (or after a restart).
 #pragma once
 
 #include <cstddef>
@@ -21,11 +22,12 @@ inline const std::uint64_t kKeyHashSeed = [] {
   return (std::uint64_t{rd()} << 32) ^ rd();
 }();
 
-inline std::size_t key_hash(std::string_view s) noexcept {
+/// `seed` is the process's own but in tests, which pass a fixed one.
+inline std::size_t key_hash(std::string_view s, std::uint64_t seed = kKeyHashSeed) noexcept {
   constexpr std::uint64_t kMul = 0xbf58476d1ce4e5b9ull;
   const char* p = s.data();
   std::size_t n = s.size();
-  std::uint64_t h = kKeyHashSeed ^ (n * kMul);
+  std::uint64_t h = seed ^ (n * kMul);
   auto step = [&](std::uint64_t w) {
     h = (h ^ w) * kMul;
     h ^= h >> 31;
@@ -52,5 +54,12 @@ inline std::size_t key_hash(std::string_view s) noexcept {
   h ^= h >> 31;
   return static_cast<std::size_t>(h);
 }
+
+/// key_hash as the hash of unordered containers keyed by std::string or
+/// std::string_view (transparent: a string_view finds a std::string key).
+struct KeyHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view s) const noexcept { return key_hash(s); }
+};
 
 }  // namespace nfsgw::cache

@@ -15,6 +15,8 @@
 #include <unordered_map>
 #include <utility>
 
+#include "cache/key_hash.h"
+
 namespace nfsgw::cache {
 
 struct MemEntry {
@@ -122,7 +124,7 @@ class LruShard {
   std::size_t bytes_ = 0;
   std::array<KindCount, kKinds> counts_{};
   std::list<MemEntry> lru_;  // front: most recently used
-  std::unordered_map<std::string_view, std::list<MemEntry>::iterator> index_;
+  std::unordered_map<std::string_view, std::list<MemEntry>::iterator, KeyHash> index_;
 };
 
 }  // namespace nfsgw::cache

@@ -43,9 +43,9 @@
 
 #include "cache/disk_budget.h"
 #include "cache/disk_pool.h"
+#include "cache/key_hash.h"
 #include "cache/lru_shards.h"
 #include "cache/metadata_codec.h"
-#include "cache/key_hash.h"
 #include "cache/peek_memo.h"
 
 namespace nfsgw::cache {
@@ -117,16 +117,11 @@ struct Pending {
   std::shared_ptr<const void> value;  // nullptr: erased
 };
 
-struct SvHash {
-  using is_transparent = void;
-  std::size_t operator()(std::string_view s) const noexcept { return key_hash(s); }
-};
-
 struct Shard {
   explicit Shard(std::size_t budget) : lru(budget) {}
   std::mutex mu;
   LruShard lru;
-  std::unordered_map<std::string, Pending, SvHash, std::equal_to<>> overlay;
+  std::unordered_map<std::string, Pending, KeyHash, std::equal_to<>> overlay;
   /// Bumped (under `mu`) by every change of the shard's records; read without the
   /// lock by the per-thread memo.
   std::atomic<std::uint64_t> writes{0};
@@ -190,7 +185,7 @@ struct MetadataStore::Impl {
     return ms <= 0 ? 0 : static_cast<std::uint32_t>(std::min<Millis>(ms / 1000, UINT32_MAX));
   }
 
-  Shard& shard_of(std::string_view memory_key) { return shard_at(SvHash{}(memory_key)); }
+  Shard& shard_of(std::string_view memory_key) { return shard_at(KeyHash{}(memory_key)); }
   Shard& shard_at(std::size_t hash) { return *shards[hash % shards.size()]; }
 
   /// The seq of the newest pending range erase covering `memory_key`, 0 if none.
@@ -313,7 +308,7 @@ struct MetadataStore::Impl {
     buf.clear();
     buf.push_back(static_cast<char>(kind));
     codec::append_key(buf, key);
-    const std::size_t hash = SvHash{}(buf);
+    const std::size_t hash = KeyHash{}(buf);
     Shard& sh = shard_at(hash);
     PeekMemo::Set* memo = nullptr;
     if constexpr (kMemoized<R>) {

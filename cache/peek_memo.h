@@ -53,7 +53,7 @@ class PeekMemo {
 
   struct Set {
     // The ways' hashes side by side, read first: a miss or a hit touches this line
-    // and, at most, the one way whose hash matches (a slot is 80 bytes: looking
+    // and, at most, the one way whose hash matches (a slot is 72 bytes: looking
     // at each slot's own hash touched four or five lines per read).
     std::array<std::size_t, kWays> hashes{};
     std::uint32_t next = 0;  // the way the next new key replaces

@@ -127,18 +127,22 @@ bool parse_client(const std::string& address, Address& out) {
 
 bool contains_parsed(const Cidr& c, const Address& a) {
   if (!c.v6 && a.v6) return false;
-  // Asked on every call, and the default networks are 0.0.0.0/0 and ::/0.
-  if (c.prefix == 0) return true;
-  std::array<std::uint8_t, 16> candidate = a.bytes;
+  const std::uint8_t* candidate = a.bytes.data();
+  std::array<std::uint8_t, 16> mapped;  // all 16 bytes written below when used
   if (c.v6 && !a.v6) {
     // An IPv4 client seen against an IPv6 network: compare its mapped form, so
     // that "::/0" and "::ffff:0:0/96" include IPv4 clients as they should.
-    candidate = {};
-    std::copy_n(kMappedPrefix, sizeof kMappedPrefix, candidate.begin());
-    std::copy_n(a.bytes.begin(), 4, candidate.begin() + 12);
+    std::copy_n(kMappedPrefix, sizeof kMappedPrefix, mapped.begin());
+    std::copy_n(a.bytes.begin(), 4, mapped.begin() + 12);
+    candidate = mapped.data();
   }
-  mask(candidate, c.prefix);
-  return candidate == c.addr;
+  // Asked on every call: only the prefix's bytes are compared (the network's
+  // address is stored masked, so the bytes after it always match), which makes the
+  // default 0.0.0.0/0 and ::/0 cost nothing.
+  const unsigned whole = c.prefix / 8;
+  const unsigned rest = c.prefix % 8;
+  if (!std::equal(candidate, candidate + whole, c.addr.begin())) return false;
+  return rest == 0 || (candidate[whole] & static_cast<std::uint8_t>(0xff00u >> rest)) == c.addr[whole];
 }
 
 }  // namespace

@@ -11,10 +11,11 @@
 # The builds of 3 and 4 run in the background at the lowest CPU priority while
 # stage 1's tests run: most of those wait on sockets or timers, so the builds take
 # the CPU they leave idle instead of adding their own minutes at the end (the
-# sanitized nfsgw first: stage 3's integration suite starts as soon as it is built,
-# while the sanitized unit tests and the fuzz targets go on building). For the
-# same reason the kernel client scenarios of 2 (a qemu guest on one core each) run
-# beside stage 3, all but the two that move rpcbind's entries, which run after it.
+# sanitized nfsgw first: the sanitizer stage's integration suite starts as soon as
+# it is built, while the sanitized unit tests and the fuzz targets go on building).
+# For the same reason the kernel client scenarios (a qemu guest on one core each)
+# run beside the sanitizer stage, all but the two that move rpcbind's entries,
+# which run after it.
 # Every test starts what it needs (rpcbind, ganesha, nfsgw) on loopback ports.
 set -euo pipefail
 cd "$(dirname "$0")/.."
