@@ -93,6 +93,9 @@ class UpstreamConnection : public std::enable_shared_from_this<UpstreamConnectio
  public:
   static constexpr std::chrono::milliseconds kMinBackoff{100};
   static constexpr std::chrono::milliseconds kMaxBackoff{2000};
+  /// A connection up this long counts as working even if no call was answered on
+  /// it (an idle gateway); one dropped sooner, before any reply, is a failed attempt.
+  static constexpr std::chrono::seconds kTrustAfter{10};
 
   /// How often, at most, calls of callers that went away are looked for.
   static constexpr std::chrono::milliseconds kAbandonSweep{100};
@@ -138,6 +141,8 @@ class UpstreamConnection : public std::enable_shared_from_this<UpstreamConnectio
   void fail(const std::string& reason);
   void teardown();
   void schedule_retry();
+  /// The origin's first answer on this context: the failed attempts are over.
+  void trusted();
   void hand_back_orphans();
   void bounce(std::unique_ptr<UpstreamCall> call);
   void start_call(std::unique_ptr<UpstreamCall> call);
@@ -173,6 +178,9 @@ class UpstreamConnection : public std::enable_shared_from_this<UpstreamConnectio
   int found_port_ = -1;           // set by the getport callback: >0 port, 0 not registered
   std::chrono::milliseconds backoff_ = kMinBackoff;
   unsigned failures_in_a_row_ = 0;
+  /// The origin has answered on this context: from then on the connection counts
+  /// as working (the backoff starts over), before that only as an attempt.
+  bool answered_ = false;
   bool auth_is_default_ = true;
   Credentials auth_cred_;         // what the context's AUTH currently says
   std::vector<std::unique_ptr<UpstreamCall>> orphans_;

@@ -126,10 +126,14 @@ void FakeOrigin::run() {
       socklen_t len = sizeof peer;
       const int fd = ::accept4(listen_fd_, reinterpret_cast<sockaddr*>(&peer), &len, SOCK_CLOEXEC);
       if (fd >= 0) {
-        conns.push_back(Conn{fd, {}, {}});
         ++connections_;
         std::lock_guard lock(mu_);
         peer_ports_.push_back(ntohs(peer.sin_port));
+        if (mode_ == Mode::Drop) {
+          ::close(fd);  // accepted, then dropped at once
+        } else {
+          conns.push_back(Conn{fd, {}, {}});
+        }
       }
     }
     for (std::size_t i = 2; i < fds.size(); ++i) {
@@ -143,6 +147,10 @@ void FakeOrigin::run() {
       std::lock_guard lock(mu_);
       mode = mode_;
       interval = slow_interval_;
+    }
+    if (mode == Mode::Drop) {
+      for (auto& c : conns) ::close(c.fd);
+      conns.clear();
     }
     if (mode == Mode::Answer) {
       for (auto& c : conns) {

@@ -16,7 +16,7 @@ namespace nfsgw::upstream::test {
 
 class FakeOrigin {
  public:
-  enum class Mode { Answer, Frozen, Slow, Stuck };
+  enum class Mode { Answer, Frozen, Slow, Stuck, Drop };
 
   /// Listens on 127.0.0.1 (an ephemeral port) and serves on its own thread.
   FakeOrigin();
@@ -29,6 +29,8 @@ class FakeOrigin {
   /// open are answered, and new ones at once. Slow: one held call answered every
   /// `slow_interval`, oldest first. Stuck: nothing is read any more (a process
   /// stopped with SIGSTOP: its kernel takes bytes until the socket buffers fill).
+  /// Drop: open connections are closed, and new ones accepted and closed at once
+  /// (a relay in front of an origin it cannot reach).
   void set_mode(Mode m, std::chrono::milliseconds slow_interval = std::chrono::milliseconds(100));
 
   /// Connections accepted so far.

@@ -167,6 +167,31 @@ TEST_F(TimeoutTest, FrozenOriginJukeboxesTheLostNonIdempotentCallAndResendsTheId
   EXPECT_EQ(later.future.get(), nfs3::Status::Ok);
 }
 
+TEST_F(TimeoutTest, ConnectionsDroppedBeforeAnyReplyAreFailedAttemptsAndTheBackoffGrows) {
+  // A relay that accepts and drops at once (wan-emu while its link is cut): each
+  // such connection was counted as working, so the retries never slowed down
+  // (every 100 ms, each one logging "connected" and "connection lost").
+  pool(5s);
+  auto first = submit(true);
+  ASSERT_EQ(first.future.wait_for(10s), std::future_status::ready);
+  ASSERT_EQ(first.future.get(), nfs3::Status::Ok);  // answered: a working connection
+  const int before = origin_.connections();
+
+  origin_.set_mode(Mode::Drop);
+  std::this_thread::sleep_for(3s);
+  // Backoff 100, 200, 400, 800, 1600 ms: about 4 attempts in 3 s (30 without it).
+  const int attempts = origin_.connections() - before;
+  EXPECT_GE(attempts, 2) << "positive control: the pool kept trying";
+  EXPECT_LE(attempts, 7) << "the pool retried every " << 3000 / std::max(attempts, 1) << " ms";
+
+  // Reachable again: served within the longest backoff (2 s).
+  origin_.set_mode(Mode::Answer);
+  auto after = submit(true);
+  ASSERT_EQ(after.future.wait_for(10s), std::future_status::ready);
+  EXPECT_EQ(after.future.get(), nfs3::Status::Ok);
+  EXPECT_TRUE(eventually([&] { return pool_->connections_up() == 1; }));
+}
+
 TEST_F(TimeoutTest, FrozenOriginKeepsBeingRetriedWhileItStaysFrozen) {
   pool(1s);
   origin_.set_mode(Mode::Frozen);
