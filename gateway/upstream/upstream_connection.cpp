@@ -230,11 +230,10 @@ void UpstreamConnection::after_service(int rc) {
       }
     } else if (state_ == State::Connecting) {
       state_ = State::Up;
-      // Trusted once the origin answers on it (on_call_cb): a relay or balancer
-      // that accepts and then drops the connection (wan-emu during a cut) must not
-      // reset the backoff and log "connected" and "connection lost" ten times a
-      // second.
-      answered_ = false;
+      // After failed attempts, trusted only once the origin answers on it
+      // (on_call_cb): a relay or balancer that accepts and then drops the
+      // connection (wan-emu during a cut) must not reset the backoff and log
+      // "connected" and "connection lost" ten times a second.
       if (failures_in_a_row_ == 0) {
         spdlog::info("upstream {} #{}: connected", endpoint_.label(), index_);
       } else {
@@ -293,20 +292,20 @@ void UpstreamConnection::fail(const std::string& reason) {
     return;
   }
   state_ = State::Idle;
-  if (was_up && !answered_ && Clock::now() - last_reply_ >= kTrustAfter) {
-    // Up for a while with no call to answer: a working connection, not a flap.
-    failures_in_a_row_ = 0;
-    backoff_ = kMinBackoff;
+  // Still counting failed attempts means no reply came on this connection (the
+  // first one starts over), so last_reply_ is when it connected.
+  if (was_up && failures_in_a_row_ > 0 && Clock::now() - last_reply_ >= kTrustAfter) {
+    start_over();  // up for a while with no call to answer: working, not a flap
   }
-  // A connection the origin answered on has reset the count (trusted()).
-  if (was_up && failures_in_a_row_ == 0) {
-    spdlog::warn("upstream {} #{}: connection lost: {}", endpoint_.label(), index_, reason);
-    if (listener_) listener_->connection_down(index_);
-  } else if (was_up) {
-    // Lost before the origin ever answered on it, after failed attempts: one more
-    // failed attempt, and the backoff goes on growing.
-    spdlog::debug("upstream {} #{}: connect attempt {} lost before any reply: {}", endpoint_.label(),
-                  index_, failures_in_a_row_ + 1, reason);
+  if (was_up) {
+    if (failures_in_a_row_ == 0) {
+      spdlog::warn("upstream {} #{}: connection lost: {}", endpoint_.label(), index_, reason);
+    } else {
+      // Lost before the origin ever answered on it: one more failed attempt, and
+      // the backoff goes on growing.
+      spdlog::debug("upstream {} #{}: connect attempt {} lost before any reply: {}", endpoint_.label(),
+                    index_, failures_in_a_row_ + 1, reason);
+    }
     if (listener_) listener_->connection_down(index_);
   } else if (failures_in_a_row_ == 0) {
     spdlog::warn("upstream {} #{}: cannot connect: {} (retrying)", endpoint_.label(), index_,
@@ -320,12 +319,7 @@ void UpstreamConnection::fail(const std::string& reason) {
   schedule_retry();
 }
 
-void UpstreamConnection::trusted() {
-  answered_ = true;
-  if (failures_in_a_row_ > 0) {
-    spdlog::info("upstream {} #{}: connected after {} failed attempt(s)", endpoint_.label(), index_,
-                 failures_in_a_row_);
-  }
+void UpstreamConnection::start_over() {
   failures_in_a_row_ = 0;
   backoff_ = kMinBackoff;
 }
@@ -479,7 +473,11 @@ void UpstreamConnection::on_call_cb(struct rpc_context*, int status, void* data,
   if (status == RPC_STATUS_SUCCESS ||
       classify_rpc_failure(status, message) != RpcFailure::ConnectionLost) {
     self->last_reply_ = Clock::now();  // the origin answered something: it is alive
-    if (!self->answered_) self->trusted();
+    if (self->failures_in_a_row_ > 0) {  // the first answer after failed attempts
+      spdlog::info("upstream {} #{}: connected after {} failed attempt(s)", self->endpoint_.label(),
+                   self->index_, self->failures_in_a_row_);
+      self->start_over();
+    }
   }
   if (call->abandoned) {
     // Answered already (its caller went away); libnfs has just given it back.

@@ -141,8 +141,8 @@ class UpstreamConnection : public std::enable_shared_from_this<UpstreamConnectio
   void fail(const std::string& reason);
   void teardown();
   void schedule_retry();
-  /// The origin's first answer on this context: the failed attempts are over.
-  void trusted();
+  /// The connection works: the failed attempts and the backoff start over.
+  void start_over();
   void hand_back_orphans();
   void bounce(std::unique_ptr<UpstreamCall> call);
   void start_call(std::unique_ptr<UpstreamCall> call);
@@ -177,10 +177,9 @@ class UpstreamConnection : public std::enable_shared_from_this<UpstreamConnectio
   bool connect_ok_ = false;
   int found_port_ = -1;           // set by the getport callback: >0 port, 0 not registered
   std::chrono::milliseconds backoff_ = kMinBackoff;
+  /// Failed attempts since the origin last answered (or a connection stayed up
+  /// kTrustAfter): while above 0, even a connection that is up is only an attempt.
   unsigned failures_in_a_row_ = 0;
-  /// The origin has answered on this context: from then on the connection counts
-  /// as working (the backoff starts over), before that only as an attempt.
-  bool answered_ = false;
   bool auth_is_default_ = true;
   Credentials auth_cred_;         // what the context's AUTH currently says
   std::vector<std::unique_ptr<UpstreamCall>> orphans_;
