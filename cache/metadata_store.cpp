@@ -41,6 +41,7 @@
 #include <type_traits>
 #include <unordered_map>
 
+#include "cache/answer_deps.h"
 #include "cache/disk_budget.h"
 #include "cache/disk_pool.h"
 #include "cache/key_hash.h"
@@ -310,16 +311,22 @@ struct MetadataStore::Impl {
     codec::append_key(buf, key);
     const std::size_t hash = KeyHash{}(buf);
     Shard& sh = shard_at(hash);
+    // An answer being recorded (answer_deps.h) rests on this shard as it is now.
+    AnswerDeps* const deps = AnswerDeps::current();
     PeekMemo::Set* memo = nullptr;
     if constexpr (kMemoized<R>) {
       if (options.thread_memo) {
         memo = &PeekMemo::set_of(hash);
-        PeekMemo::Slot* slot = PeekMemo::find(*memo, instance, hash, buf);
-        if (slot != nullptr && PeekMemo::usable(*slot, sh.writes.load(std::memory_order_acquire))) {
+        PeekMemo::Slot* slot = deps != nullptr && deps->through_memory_layer()
+                                   ? nullptr
+                                   : PeekMemo::find(*memo, instance, hash, buf);
+        const std::uint64_t writes = sh.writes.load(std::memory_order_acquire);
+        if (slot != nullptr && PeekMemo::usable(*slot, writes)) {
           if (PeekMemo::wants_copy(*slot)) {
             slot->value = std::make_shared<const R>(*static_cast<const R*>(slot->value.get()));
             slot->own = true;
           }
+          if (deps != nullptr) deps->watch(sh.writes, writes);
           return {Where::Memory, std::static_pointer_cast<const R>(slot->value)};
         }
       }
@@ -327,6 +334,7 @@ struct MetadataStore::Impl {
     std::string error;
     {
       std::lock_guard lock(sh.mu);
+      if (deps != nullptr) deps->watch(sh.writes, sh.writes.load(std::memory_order_relaxed));
       std::shared_ptr<const void> v;
       switch (known(sh, buf, v, true)) {
         case Known::Value: {

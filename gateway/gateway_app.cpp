@@ -1,9 +1,11 @@
 #include "gateway/gateway_app.h"
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <mutex>
 #include <optional>
+#include <string_view>
 #include <unordered_map>
 
 #include <spdlog/spdlog.h>
@@ -144,6 +146,11 @@ GatewayApp::GatewayApp(config::Config cfg, std::string config_path)
   p.translator.emplace(*p.codec, routes, nfs3::max_transfer_for_record(cfg_.server.max_record_bytes));
   p.mount.emplace(cfg_.exports, *p.codec, *p.translator);
   p.dispatcher.add(rpc::make_nfs3_table(*p.translator));
+  // NFSGW_ANSWER_MEMO=off: every answer walks the layers (for measurements).
+  if (const char* m = std::getenv("NFSGW_ANSWER_MEMO"); m != nullptr && std::string_view(m) == "off") {
+    p.dispatcher.use_answer_memo(false);
+    spdlog::info("answer memo off (NFSGW_ANSWER_MEMO=off)");
+  }
   p.dispatcher.use_duplicate_cache(&p.duplicates);
   p.dispatcher.add(rpc::make_mount3_table(*p.mount));
   p.dispatcher.add(rpc::make_mount1_table(*p.mount));
@@ -335,6 +342,9 @@ std::vector<std::string> GatewayApp::apply(const config::Config& now, const conf
     p.retiring.push_back(std::move(timer));
   }
   p.serving = std::move(serving);
+  // Kept answers rest on the configuration replaced above (answer_memo.h); the
+  // epoch moves after it, so that no answer built before is kept as a new one.
+  p.dispatcher.forget_answers();
   (void)plan;
   return notes;
 }

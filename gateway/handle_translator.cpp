@@ -6,6 +6,7 @@
 #include <atomic>
 #include <stdexcept>
 
+#include "cache/answer_deps.h"
 #include "gateway/export_policy.h"
 #include "gateway/name_rules.h"
 #include "gateway/reply_fit.h"
@@ -361,6 +362,11 @@ std::optional<nfs3::LookupRes> HandleTranslator::lookup_now(const CallContext& c
       [this](Scope& scope, nfs3::LookupArgs& args) -> std::optional<nfs3::LookupRes> {
         if (const Status s = check_name(NameUse::Lookup, args.what.name); s != Status::Ok)
           return failure<nfs3::LookupRes>(s);
+        if (args.what.name == "..") {
+          // Whether the folder is the root is the translator's own knowledge, not a
+          // record's: such an answer is not kept (cache/answer_deps.h).
+          if (cache::AnswerDeps* deps = cache::AnswerDeps::current()) deps->refuse();
+        }
         if (args.what.name == ".." && !scope.at_root) {
           const std::optional<bool> root = is_root_now(scope, args.what.dir);
           if (!root) return std::nullopt;  // the coroutine finds out

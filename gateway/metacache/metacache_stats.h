@@ -35,8 +35,10 @@ class ExportCounters {
   enum Field { Calls, Hits, Misses, Revalidations, OriginCalls, kFields };
   static constexpr std::size_t kStripes = 8;
 
-  void add(nfs3::Proc proc, Field f, std::uint64_t n = 1) {
-    stripes_[my_stripe()].counts[static_cast<std::size_t>(proc)][f].fetch_add(n, std::memory_order_relaxed);
+  void add(nfs3::Proc proc, Field f, std::uint64_t n = 1) { mine(proc, f).fetch_add(n, std::memory_order_relaxed); }
+  /// This thread's counter of `f` for `proc`.
+  std::atomic<std::uint64_t>& mine(nfs3::Proc proc, Field f) {
+    return stripes_[my_stripe()].counts[static_cast<std::size_t>(proc)][f];
   }
   ProcCounts get(nfs3::Proc proc) const {
     std::array<std::uint64_t, kFields> sum{};

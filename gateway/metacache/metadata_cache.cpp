@@ -95,6 +95,7 @@ std::optional<nfs3::GetattrRes> MetadataCache::getattr_now(const CallContext&, c
   if (!f.attr) return std::nullopt;
   count(Proc::Getattr, ExportCounters::Calls);
   count(Proc::Getattr, ExportCounters::Hits);
+  vouch_now();
   nfs3::GetattrRes res;
   res.attributes = f.attr->attr;
   return res;
@@ -162,6 +163,7 @@ std::optional<nfs3::AccessRes> MetadataCache::access_now(const CallContext& ctx,
   if (!now.granted) return std::nullopt;
   count(Proc::Access, ExportCounters::Calls);
   count(Proc::Access, ExportCounters::Hits);
+  vouch_now();
   nfs3::AccessRes res;
   res.obj_attributes = f.attr->attr;
   res.access = *now.granted;
@@ -268,6 +270,7 @@ std::optional<nfs3::LookupRes> MetadataCache::lookup_now(const CallContext& ctx,
   }
   count(Proc::Lookup, ExportCounters::Calls);
   count(Proc::Lookup, ExportCounters::Hits);
+  vouch_now();
   return res;
 }
 

@@ -8,6 +8,7 @@
 
 #include <atomic>
 
+#include "cache/answer_deps.h"
 #include "cache/clock.h"
 #include "cache/coherency.h"
 #include "cache/metadata_records.h"
@@ -62,6 +63,9 @@ class Windows {
 
  private:
   bool within(cache::Millis expires, cache::Duration window, const cache::CoherencySettings& set) const {
+    // An answer being recorded is good until this window ends (answer_deps.h);
+    // the bound by `window` below changes only with the settings, on a reload.
+    if (cache::AnswerDeps* deps = cache::AnswerDeps::current()) deps->expires(clock_, expires);
     const cache::Millis t = now();
     if (t >= expires) return false;
     return set.consistency == cache::Consistency::Immutable || expires - t <= window.count();

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <span>
 
+#include "cache/answer_deps.h"
 #include "protocol/nfs3_types.h"
 
 namespace nfsgw::metrics {
@@ -61,11 +62,18 @@ class CallMeter {
     if (status != nfs3::Status::Ok) count_error(p, status);
   }
   /// A call answered at once, without waiting: the first bucket, no time added.
+  /// A copy of it given again counts the same (cache/answer_deps.h).
   void record_at_once(nfs3::Proc proc, nfs3::Status status) {
     Stripe& s = stripes_[my_stripe()];
     auto& p = s.procs[static_cast<std::size_t>(proc)];
     p.buckets[0].fetch_add(1, std::memory_order_relaxed);
-    if (status != nfs3::Status::Ok) count_error(p, status);
+    cache::AnswerDeps* deps = cache::AnswerDeps::current();
+    if (deps != nullptr) deps->bump(p.buckets[0]);
+    if (status != nfs3::Status::Ok) {
+      auto& e = p.errors[static_cast<std::size_t>(error_index(status))];
+      e.fetch_add(1, std::memory_order_relaxed);
+      if (deps != nullptr) deps->bump(e);
+    }
   }
 
   CallSnapshot snapshot(nfs3::Proc proc) const;

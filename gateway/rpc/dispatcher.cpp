@@ -186,6 +186,11 @@ Awaitable<ReplyRecord> Dispatcher::dispatch(std::span<const std::uint8_t> record
     encode_accepted_reply(w, h.xid, AcceptStat::ProcUnavail);
   } else {
     const Procedure& proc = table->procedures[h.proc];
+    // Where a kept copy of this call's answer would be (answer_memo.h): its lines
+    // load while the credential is decoded.
+    const bool memo = memo_on_ && proc.now;
+    const std::size_t memo_hash = memo ? AnswerMemo::call_hash(h.prog, h.vers, h.proc, r.rest()) : 0;
+    if (memo) memo_.prefetch(memo_hash);
     CallContext ctx;
     ctx.xid = h.xid;
     ctx.client_address = std::move(peer);  // used below instead of `peer`
@@ -219,12 +224,35 @@ Awaitable<ReplyRecord> Dispatcher::dispatch(std::span<const std::uint8_t> record
       bool answered = false;
       if (proc.now) {
         const std::size_t header_end = out.size();
+        // A copy of the same call's answer, while what it rests on holds.
+        thread_local std::string key;
+        AnswerMemo::Found found = AnswerMemo::Found::No;
         try {
-          answered = proc.now(ctx, r, w);
+          if (memo) {
+            AnswerMemo::make_key(key, h.prog, h.vers, h.proc, ctx, r.rest());
+            found = memo_.answer(memo_hash, key, out);
+            answered = found == AnswerMemo::Found::Yes;
+          }
         } catch (const std::exception&) {
-          out.resize(header_end);  // the handler below tries again, and reports
-          reply.data = {};
-          w.detach_last_opaque_into(&reply.data);
+          out.resize(header_end);  // no memo (out of memory): the layers answer
+        }
+        if (!answered) {
+          cache::AnswerDeps deps;
+          deps.set_through_memory_layer(found == AnswerMemo::Found::Refresh);
+          const std::uint64_t epoch = memo_.epoch();
+          try {
+            {
+              cache::AnswerDeps::Recording recording(deps);
+              answered = proc.now(ctx, r, w);
+            }
+            if (answered && memo)
+              memo_.keep(memo_hash, key, epoch, std::span<const std::uint8_t>(out).subspan(header_end), deps);
+          } catch (const std::exception&) {
+            answered = false;
+            out.resize(header_end);  // the handler below tries again, and reports
+            reply.data = {};
+            w.detach_last_opaque_into(&reply.data);
+          }
         }
       }
       Outcome outcome = answered ? Outcome::Success : Outcome::SystemErr;

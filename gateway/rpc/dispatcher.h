@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "gateway/rpc/answer_memo.h"
 #include "gateway/rpc/duplicate_cache.h"
 #include "gateway/rpc/procedure_table.h"
 
@@ -39,6 +40,10 @@ class Dispatcher {
   /// (flags::Mutates) from `cache` (duplicate_cache.h); it must outlive the
   /// dispatcher. Without one, every call is executed.
   void use_duplicate_cache(DuplicateCache* cache) { duplicates_ = cache; }
+  /// Keeps copies of answers given at once (answer_memo.h). On by default.
+  void use_answer_memo(bool on) { memo_on_ = on; }
+  /// Voids every kept answer: the configuration changed (a reload).
+  void forget_answers() { memo_.forget_all(); }
 
   /// Handles one call record. Returns the reply as a complete record (record mark
   /// included, ready to write), or an empty one when nothing may be answered (not
@@ -67,6 +72,8 @@ class Dispatcher {
  private:
   std::vector<ProgramVersion> tables_;
   DuplicateCache* duplicates_ = nullptr;
+  AnswerMemo memo_;
+  bool memo_on_ = true;
 };
 
 }  // namespace nfsgw::rpc

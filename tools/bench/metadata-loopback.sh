@@ -5,6 +5,8 @@
 #   origin      nfs-ganesha VFS (scripts/origin-ganesha.sh), straight
 #   gw-nocache  nfsgw with metadata_cache = false (pass-through)
 #   gw-cache    nfsgw with the metadata cache on, windows of --ttl
+#   gw-cache-nomemo  the same with NFSGW_ANSWER_MEMO=off: every hit walks the layers
+#               (gateway/rpc/answer_memo.h); not in the default targets
 #   proxy       nfs-ganesha PROXY_V4 re-exporting the same folder, Attr_Expiration_Time =
 #               --ttl (needs the Debian package nfs-ganesha-proxy-v4; skipped with a note
 #               when it is missing or does not answer). PROXY_V4 speaks NFSv4 to its origin
@@ -23,7 +25,8 @@
 # matters on a shared machine. Each nfsgw's CPU time per call (user + system, from
 # /proc) is reported too: unlike calls/s it does not depend on what else runs.
 #
-# Ports (127.0.0.1): origin 24590/24548, nfsgw without cache 24591, with cache 24592,
+# Ports (127.0.0.1): origin 24590/24548, nfsgw without cache 24591, with cache 24592
+# (24597 without the answer memo),
 # the proxy's NFSv4 origin 24593 (MOUNT 24594), the proxy 24595 (MOUNT 24596).
 # Bounded: each bench run by `timeout`, every start by 60-120 s.
 set -euo pipefail
@@ -73,7 +76,7 @@ nfsgw=$build/nfsgw
 [ -x "$bench" ] || { echo "missing $bench" >&2; exit 1; }
 [ -x "$nfsgw" ] || { echo "missing $nfsgw" >&2; exit 1; }
 origin_nfs=24590; origin_mnt=24548
-nocache_port=24591; cache_port=24592
+nocache_port=24591; cache_port=24592; nomemo_port=24597
 o4_nfs=24593; o4_mnt=24594
 proxy_nfs=24595; proxy_mnt=24596
 
@@ -106,12 +109,13 @@ active="origin"
 for t in $targets; do
   case "$t" in
     origin) ;;
-    gw-nocache|gw-cache)
-      port=$nocache_port; mc=false
+    gw-nocache|gw-cache|gw-cache-nomemo)
+      port=$nocache_port; mc=false; memo=on
       [ "$t" = gw-cache ] && { port=$cache_port; mc=true; }
+      [ "$t" = gw-cache-nomemo ] && { port=$nomemo_port; mc=true; memo=off; }
       mkdir -p "$work/cache-$t"
       bench_write_nfsgw_config "$work/$t.toml" "$port" "$work/cache-$t" "$origin_url" "$mc" "$ttl" 256
-      if bench_start_nfsgw "$work/$t.toml" "$port" "$work/nfsgw-$t.log"; then
+      if NFSGW_ANSWER_MEMO=$memo bench_start_nfsgw "$work/$t.toml" "$port" "$work/nfsgw-$t.log"; then
         url[$t]="nfs://127.0.0.1/export?nfsport=$port&mountport=$port"
         pid[$t]=$nfsgw_pid
         active="$active $t"
@@ -216,12 +220,14 @@ k() { awk -v a="$1" 'BEGIN { if (a == "-") print "-"; else printf "%.1fk", a / 1
       "$(ratio "$(stat_of gw-cache "$mode" calls_per_s)" "$(stat_of gw-nocache "$mode" calls_per_s)")"
   done
   echo
-  gnull=$(stat_of gw-cache null calls_per_s)
-  cnull=$(cpu_of gw-cache null)
-  for m in getattr lookup lookup-missing access; do
-    grep -q "^gw-cache $m " "$results" || continue
-    echo "- gw-cache $m / gw-cache null: $(ratio "$(stat_of gw-cache $m calls_per_s)" "$gnull") in calls/s;" \
-      "nfsgw CPU per call $(cpu_of gw-cache $m) us against $cnull us for NULL"
+  for g in gw-cache gw-cache-nomemo; do
+    gnull=$(stat_of $g null calls_per_s)
+    cnull=$(cpu_of $g null)
+    for m in getattr lookup lookup-missing access; do
+      grep -q "^$g $m " "$results" || continue
+      echo "- $g $m / $g null: $(ratio "$(stat_of $g $m calls_per_s)" "$gnull") in calls/s;" \
+        "nfsgw CPU per call $(cpu_of $g $m) us against $cnull us for NULL"
+    done
   done
   if grep -q " walk " "$results"; then
     echo "- walk ($(stat_of origin walk calls) calls) seconds:$(for t in $active; do printf ' %s %s' "$t" "$(stat_of "$t" walk seconds)"; done)"

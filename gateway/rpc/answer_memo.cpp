@@ -1,0 +1,116 @@
+#include "gateway/rpc/answer_memo.h"
+
+#include <cstring>
+#include <memory>
+
+#include "cache/key_hash.h"
+
+namespace nfsgw::rpc {
+namespace {
+
+void put_u32(std::string& s, std::uint32_t v) { s.append(reinterpret_cast<const char*>(&v), sizeof v); }
+
+std::uint64_t next_id() {
+  static std::atomic<std::uint64_t> last{0};
+  return last.fetch_add(1, std::memory_order_relaxed) + 1;
+}
+
+}  // namespace
+
+AnswerMemo::AnswerMemo() : id_(next_id()) {}
+
+void AnswerMemo::make_key(std::string& key, std::uint32_t prog, std::uint32_t vers, std::uint32_t proc,
+                          const CallContext& ctx, std::span<const std::uint8_t> args) {
+  // Fields of fixed size first, lengths before the variable ones: two different
+  // calls never make the same key. The machine name goes into no answer.
+  key.clear();
+  put_u32(key, prog);
+  put_u32(key, vers);
+  put_u32(key, proc);
+  put_u32(key, ctx.cred.uid);
+  put_u32(key, ctx.cred.gid);
+  put_u32(key, static_cast<std::uint32_t>(ctx.cred.gids.size()) | (ctx.cred.auth_none ? 0x100u : 0u));
+  for (std::uint32_t g : ctx.cred.gids) put_u32(key, g);
+  put_u32(key, static_cast<std::uint32_t>(ctx.client_address.size()));
+  key.append(ctx.client_address);
+  key.append(reinterpret_cast<const char*>(args.data()), args.size());
+}
+
+std::unique_ptr<AnswerMemo::Table>& AnswerMemo::thread_table() {
+  thread_local std::unique_ptr<Table> t;
+  return t;
+}
+
+AnswerMemo::Table& AnswerMemo::table() {
+  auto& t = thread_table();
+  if (!t) t = std::make_unique<Table>();
+  return *t;
+}
+
+std::size_t AnswerMemo::call_hash(std::uint32_t prog, std::uint32_t vers, std::uint32_t proc,
+                                  std::span<const std::uint8_t> args) {
+  const std::uint64_t seed = cache::kKeyHashSeed ^ (std::uint64_t{prog} << 32 | std::uint64_t{vers} << 8 | proc);
+  return cache::key_hash(std::string_view(reinterpret_cast<const char*>(args.data()), args.size()), seed);
+}
+
+void AnswerMemo::prefetch(std::size_t hash) const {
+  const Table* table = thread_table().get();
+  if (table == nullptr) return;  // nothing kept on this thread yet
+  const Table& t = *table;
+  const std::size_t set = set_index(hash);
+  for (std::size_t i = 0; i < kWays; ++i) {
+    if (t.hashes[set][i] != hash) continue;
+    const char* slot = reinterpret_cast<const char*>(&t.ways[set][i]);
+    for (std::size_t off = 0; off < sizeof(Slot); off += 64) __builtin_prefetch(slot + off);
+  }
+}
+
+AnswerMemo::Found AnswerMemo::answer(std::size_t hash, std::string_view key, std::vector<std::uint8_t>& out) const {
+  Table* table = thread_table().get();
+  if (table == nullptr) return Found::No;  // nothing kept on this thread yet
+  Table& t = *table;
+  const std::size_t set = set_index(hash);
+  for (std::size_t i = 0; i < kWays; ++i) {
+    if (t.hashes[set][i] != hash) continue;
+    Slot& s = t.ways[set][i];
+    if (s.owner != id_ || s.key() != key) continue;
+    if (s.epoch != epoch() || !s.deps.still_holds()) return Found::No;
+    if (++s.uses >= kUsesBeforeRefresh) return Found::Refresh;
+    s.deps.replay_bumps();
+    const auto* result = reinterpret_cast<const std::uint8_t*>(s.bytes.data() + s.key_bytes);
+    out.insert(out.end(), result, result + s.result_bytes);
+    return Found::Yes;
+  }
+  return Found::No;
+}
+
+void AnswerMemo::keep(std::size_t hash, std::string_view key, std::uint64_t epoch,
+                      std::span<const std::uint8_t> result, const cache::AnswerDeps& deps) const {
+  if (!deps.keepable() || key.size() + result.size() > kInlineBytes) return;
+  Table& t = table();
+  const std::size_t set = set_index(hash);
+  auto& ways = t.ways[set];
+  // The way that holds the key already (outdated), else an empty one, else the
+  // next in turn.
+  std::size_t way = kWays;
+  for (std::size_t i = 0; i < kWays && way == kWays; ++i)
+    if (t.hashes[set][i] == hash && ways[i].owner == id_ && ways[i].key() == key) way = i;
+  for (std::size_t i = 0; i < kWays && way == kWays; ++i)
+    if (ways[i].owner == 0) way = i;
+  if (way == kWays) {
+    way = t.next[set];
+    t.next[set] = static_cast<std::uint8_t>((way + 1) % kWays);
+  }
+  Slot& slot = ways[way];
+  t.hashes[set][way] = hash;
+  slot.owner = id_;
+  slot.epoch = epoch;
+  slot.uses = 0;
+  slot.key_bytes = static_cast<std::uint16_t>(key.size());
+  slot.result_bytes = static_cast<std::uint16_t>(result.size());
+  std::memcpy(slot.bytes.data(), key.data(), key.size());
+  std::memcpy(slot.bytes.data() + key.size(), result.data(), result.size());
+  slot.deps = deps;
+}
+
+}  // namespace nfsgw::rpc
