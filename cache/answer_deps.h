@@ -98,6 +98,13 @@ class AnswerDeps {
   /// The deps being recorded on this thread, or nullptr.
   static AnswerDeps* current() { return current_; }
 
+  /// Adds one to `counter` (relaxed) and, while an answer is recorded, notes it
+  /// among the counters a copy of that answer bumps.
+  static void count(std::atomic<std::uint64_t>& counter) {
+    counter.fetch_add(1, std::memory_order_relaxed);
+    if (current_ != nullptr) current_->bump(counter);
+  }
+
   /// Makes `deps` this thread's recorder for its lifetime (not nested).
   class Recording {
    public:

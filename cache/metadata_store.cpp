@@ -320,7 +320,7 @@ struct MetadataStore::Impl {
         PeekMemo::Slot* slot = deps != nullptr && deps->through_memory_layer()
                                    ? nullptr
                                    : PeekMemo::find(*memo, instance, hash, buf);
-        const std::uint64_t writes = sh.writes.load(std::memory_order_acquire);
+        const std::uint64_t writes = slot != nullptr ? sh.writes.load(std::memory_order_acquire) : 0;
         if (slot != nullptr && PeekMemo::usable(*slot, writes)) {
           if (PeekMemo::wants_copy(*slot)) {
             slot->value = std::make_shared<const R>(*static_cast<const R*>(slot->value.get()));

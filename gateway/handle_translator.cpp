@@ -366,11 +366,11 @@ std::optional<nfs3::LookupRes> HandleTranslator::lookup_now(const CallContext& c
           // Whether the folder is the root is the translator's own knowledge, not a
           // record's: such an answer is not kept (cache/answer_deps.h).
           if (cache::AnswerDeps* deps = cache::AnswerDeps::current()) deps->refuse();
-        }
-        if (args.what.name == ".." && !scope.at_root) {
-          const std::optional<bool> root = is_root_now(scope, args.what.dir);
-          if (!root) return std::nullopt;  // the coroutine finds out
-          scope.at_root = *root;
+          if (!scope.at_root) {
+            const std::optional<bool> root = is_root_now(scope, args.what.dir);
+            if (!root) return std::nullopt;  // the coroutine finds out
+            scope.at_root = *root;
+          }
         }
         stay_inside(scope, args);
         auto res = scope.route->e.downstream->lookup_now(scope.ctx, args);

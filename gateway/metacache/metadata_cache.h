@@ -20,7 +20,6 @@
 // listing.h (listings and pages), metadata_cache_*.cpp (the procedures by kind).
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -172,12 +171,8 @@ class MetadataCache final : public Nfs3Program {
   cache::NameKey name_key(const nfs3::FileHandle& dir, const std::string& name) const {
     return {{export_id_, dir}, name};
   }
-  void count(nfs3::Proc p, ExportCounters::Field f) {
-    std::atomic<std::uint64_t>& c = counters_.mine(p, f);
-    c.fetch_add(1, std::memory_order_relaxed);
-    // A copy of an answer given at once counts as that answer (answer_deps.h).
-    if (cache::AnswerDeps* deps = cache::AnswerDeps::current()) deps->bump(c);
-  }
+  /// A copy of an answer given at once counts as that answer (answer_deps.h).
+  void count(nfs3::Proc p, ExportCounters::Field f) { cache::AnswerDeps::count(counters_.mine(p, f)); }
   /// An answer given at once was built from what this layer holds: a copy of it
   /// may be given again while that holds (gateway/rpc/answer_memo.h).
   static void vouch_now() {

@@ -66,14 +66,8 @@ class CallMeter {
   void record_at_once(nfs3::Proc proc, nfs3::Status status) {
     Stripe& s = stripes_[my_stripe()];
     auto& p = s.procs[static_cast<std::size_t>(proc)];
-    p.buckets[0].fetch_add(1, std::memory_order_relaxed);
-    cache::AnswerDeps* deps = cache::AnswerDeps::current();
-    if (deps != nullptr) deps->bump(p.buckets[0]);
-    if (status != nfs3::Status::Ok) {
-      auto& e = p.errors[static_cast<std::size_t>(error_index(status))];
-      e.fetch_add(1, std::memory_order_relaxed);
-      if (deps != nullptr) deps->bump(e);
-    }
+    cache::AnswerDeps::count(p.buckets[0]);
+    if (status != nfs3::Status::Ok) count_error(p, status);
   }
 
   CallSnapshot snapshot(nfs3::Proc proc) const;
@@ -91,7 +85,7 @@ class CallMeter {
     std::array<Proc, nfs3::kProcCount> procs{};
   };
   static void count_error(Proc& p, nfs3::Status status) {
-    p.errors[static_cast<std::size_t>(error_index(status))].fetch_add(1, std::memory_order_relaxed);
+    cache::AnswerDeps::count(p.errors[static_cast<std::size_t>(error_index(status))]);
   }
   static std::size_t my_stripe() {
     static std::atomic<std::size_t> next{0};

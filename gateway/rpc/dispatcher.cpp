@@ -141,6 +141,41 @@ std::vector<std::uint8_t> ReplyRecord::flat() const {
 
 void Dispatcher::add(ProgramVersion table) { tables_.push_back(std::move(table)); }
 
+bool Dispatcher::answer_at_once(const Procedure& proc, const CallHeader& h, const CallContext& ctx,
+                                xdr::Reader args, ReplyRecord& reply, xdr::Writer& w,
+                                std::optional<std::size_t> memo_hash) const {
+  std::vector<std::uint8_t>& out = reply.bytes;
+  const std::size_t header_end = out.size();
+  thread_local std::string key;  // no allocation per call once it has grown
+  std::optional<cache::AnswerDeps> deps;  // recorded only when the answer may be kept
+  std::uint64_t epoch = 0;
+  try {
+    if (memo_hash) {
+      // A copy of the same call's answer, while what it rests on holds.
+      AnswerMemo::make_key(key, h.prog, h.vers, h.proc, ctx, args.rest());
+      const AnswerMemo::Found found = memo_.answer(*memo_hash, key, out);
+      if (found == AnswerMemo::Found::Yes) return true;
+      deps.emplace();
+      deps->set_through_memory_layer(found == AnswerMemo::Found::Refresh);
+      epoch = memo_.epoch();
+    }
+    bool answered = false;
+    {
+      std::optional<cache::AnswerDeps::Recording> recording;
+      if (deps) recording.emplace(*deps);
+      answered = proc.now(ctx, args, w);
+    }
+    if (answered && deps)
+      memo_.keep(*memo_hash, key, epoch, std::span<const std::uint8_t>(out).subspan(header_end), *deps);
+    return answered;
+  } catch (const std::exception&) {
+    out.resize(header_end);  // the coroutine handler tries again, and reports
+    reply.data = {};
+    w.detach_last_opaque_into(&reply.data);
+    return false;
+  }
+}
+
 Awaitable<ReplyRecord> Dispatcher::dispatch(std::span<const std::uint8_t> record, std::string peer,
                                             const CallerGone* caller_gone) const {
   const auto xid = call_xid(record);
@@ -188,9 +223,11 @@ Awaitable<ReplyRecord> Dispatcher::dispatch(std::span<const std::uint8_t> record
     const Procedure& proc = table->procedures[h.proc];
     // Where a kept copy of this call's answer would be (answer_memo.h): its lines
     // load while the credential is decoded.
-    const bool memo = memo_on_ && proc.now;
-    const std::size_t memo_hash = memo ? AnswerMemo::call_hash(h.prog, h.vers, h.proc, r.rest()) : 0;
-    if (memo) memo_.prefetch(memo_hash);
+    std::optional<std::size_t> memo_hash;
+    if (memo_on_ && proc.now) {
+      memo_hash = AnswerMemo::call_hash(h.prog, h.vers, h.proc, r.rest());
+      memo_.prefetch(*memo_hash);
+    }
     CallContext ctx;
     ctx.xid = h.xid;
     ctx.client_address = std::move(peer);  // used below instead of `peer`
@@ -221,40 +258,7 @@ Awaitable<ReplyRecord> Dispatcher::dispatch(std::span<const std::uint8_t> record
       }
       encode_accepted_reply(w, h.xid, AcceptStat::Success);
       // A hit answered at once costs no coroutine frame (procedure_table.h).
-      bool answered = false;
-      if (proc.now) {
-        const std::size_t header_end = out.size();
-        // A copy of the same call's answer, while what it rests on holds.
-        thread_local std::string key;
-        AnswerMemo::Found found = AnswerMemo::Found::No;
-        try {
-          if (memo) {
-            AnswerMemo::make_key(key, h.prog, h.vers, h.proc, ctx, r.rest());
-            found = memo_.answer(memo_hash, key, out);
-            answered = found == AnswerMemo::Found::Yes;
-          }
-        } catch (const std::exception&) {
-          out.resize(header_end);  // no memo (out of memory): the layers answer
-        }
-        if (!answered) {
-          cache::AnswerDeps deps;
-          deps.set_through_memory_layer(found == AnswerMemo::Found::Refresh);
-          const std::uint64_t epoch = memo_.epoch();
-          try {
-            {
-              cache::AnswerDeps::Recording recording(deps);
-              answered = proc.now(ctx, r, w);
-            }
-            if (answered && memo)
-              memo_.keep(memo_hash, key, epoch, std::span<const std::uint8_t>(out).subspan(header_end), deps);
-          } catch (const std::exception&) {
-            answered = false;
-            out.resize(header_end);  // the handler below tries again, and reports
-            reply.data = {};
-            w.detach_last_opaque_into(&reply.data);
-          }
-        }
-      }
+      const bool answered = proc.now && answer_at_once(proc, h, ctx, r, reply, w, memo_hash);
       Outcome outcome = answered ? Outcome::Success : Outcome::SystemErr;
       if (!answered) {
         try {

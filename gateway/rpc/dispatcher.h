@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "gateway/rpc/answer_memo.h"
 #include "gateway/rpc/duplicate_cache.h"
 #include "gateway/rpc/procedure_table.h"
+#include "protocol/rpc_message.h"
 
 namespace nfsgw::rpc {
 
@@ -70,6 +72,13 @@ class Dispatcher {
   Preview preview(std::span<const std::uint8_t> record) const;
 
  private:
+  /// The answer of `proc` given at once (procedure_table.h, NowHandler): a kept
+  /// copy when the memo has one under `memo_hash` (answer_memo.h), else the
+  /// handler's, kept when it may be. Appends the result after the reply header in
+  /// `reply`; false, with `reply` as it was, when the coroutine handler must answer.
+  bool answer_at_once(const Procedure& proc, const CallHeader& h, const CallContext& ctx, xdr::Reader args,
+                      ReplyRecord& reply, xdr::Writer& w, std::optional<std::size_t> memo_hash) const;
+
   std::vector<ProgramVersion> tables_;
   DuplicateCache* duplicates_ = nullptr;
   AnswerMemo memo_;
