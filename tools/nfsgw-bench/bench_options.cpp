@@ -16,7 +16,7 @@ constexpr ModeName kModes[] = {
     {Mode::Lookup, "lookup"}, {Mode::LookupMissing, "lookup-missing"},
     {Mode::Access, "access"}, {Mode::Read, "read"},
     {Mode::Write, "write"},   {Mode::Php, "php"},
-    {Mode::Walk, "walk"},
+    {Mode::Walk, "walk"},     {Mode::Churn, "churn"},
 };
 
 std::uint64_t parse_uint(const std::string& opt, const std::string& text, std::uint64_t lo,
@@ -141,8 +141,10 @@ std::string usage_text() {
   nfsgw-bench --url 'nfs://HOST/EXPORT?nfsport=N&mountport=M' --mode MODE [options]
   nfsgw-bench --prepare-local DIR [--files N] [--size B] [--dir NAME]
 
-Modes: null getattr lookup lookup-missing access read write php walk
+Modes: null getattr lookup lookup-missing access read write php walk churn
   php   per request: LOOKUP, GETATTR, ACCESS, READ of a small file
+  churn per request: CREATE of a name no earlier request used (cr<pid>-<thread>-<n>)
+        in the working folder, then REMOVE of it; both count as calls
   walk  READDIRPLUS of the whole working folder, then GETATTR of every entry,
         descending into every subfolder (with --connections 1 --inflight 1: one
         call at a time, like ls -lR)

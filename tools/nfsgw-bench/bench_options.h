@@ -11,7 +11,7 @@
 
 namespace nfsgw::bench {
 
-enum class Mode { Null, Getattr, Lookup, LookupMissing, Access, Read, Write, Php, Walk };
+enum class Mode { Null, Getattr, Lookup, LookupMissing, Access, Read, Write, Php, Walk, Churn };
 
 const char* mode_name(Mode m);
 std::optional<Mode> mode_from_name(const std::string& name);

@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include <unistd.h>
+
 #include "tools/nfsgw-bench/call_stats.h"
 #include "tools/nfsgw-bench/event_loop.h"
 #include "tools/nfsgw-bench/load_driver.h"
@@ -195,6 +197,7 @@ int run_bench(const Options& o, std::ostream& out, std::ostream& err) {
     data.missing_names.push_back(missing_name(i));
   }
   data.write_buf = file_content(o.size);
+  data.churn_tag = static_cast<std::uint64_t>(::getpid());
 
   RunReport report;
   report.mode = mode_name(o.mode);

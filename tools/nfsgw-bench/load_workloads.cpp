@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "tools/nfsgw-bench/file_picker.h"
+#include "tools/nfsgw-bench/working_set.h"
 
 namespace nfsgw::bench {
 namespace {
@@ -78,6 +79,29 @@ class PhpLoad : public Workload {
   FilePicker picker_;
 };
 
+/// One mutating request: CREATE (UNCHECKED, mode 0644) of a name no earlier
+/// request of this run used, then REMOVE of it once the CREATE has answered.
+/// A failed CREATE ends the request (its status is counted like any other).
+class ChurnLoad : public Workload {
+ public:
+  ChurnLoad(const RunData& d, unsigned thread) : d_(d), thread_(thread) {}
+  unsigned calls_per_unit() const override { return 2; }
+
+  bool start(Connection& c, std::function<void()> done) override {
+    std::string name = churn_name(d_.churn_tag, thread_, next_++);
+    const FileHandle* dir = &d_.dir_fh;
+    return c.create(*dir, name, 0644, [&c, dir, name, done](const Reply& r) {
+      if (!r.ok()) return done();
+      if (!c.remove(*dir, name, [done](const Reply&) { done(); })) done();
+    });
+  }
+
+ private:
+  const RunData& d_;
+  unsigned thread_;
+  std::uint64_t next_ = 0;
+};
+
 }  // namespace
 
 bool mode_needs_handles(Mode m) {
@@ -89,6 +113,7 @@ std::unique_ptr<Workload> make_load_workload(const Options& o, const RunData& da
   FilePicker picker(o.files, o.sequential, o.seed * 1000003u + thread, thread, threads);
   if (o.mode == Mode::Php) return std::make_unique<PhpLoad>(o, data, picker);
   if (o.mode == Mode::Walk) return nullptr;
+  if (o.mode == Mode::Churn) return std::make_unique<ChurnLoad>(data, thread);
   return std::make_unique<CallLoad>(o, data, picker);
 }
 

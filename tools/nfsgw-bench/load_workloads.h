@@ -1,7 +1,8 @@
 #pragma once
 // The steady-state modes: each unit is one call on a file picked at random
 // from the working set (null, getattr, lookup, lookup-missing, access, read,
-// write), or one PHP-like request (php: LOOKUP, GETATTR, ACCESS, READ).
+// write), one PHP-like request (php: LOOKUP, GETATTR, ACCESS, READ), or one
+// CREATE of a fresh name in the working folder followed by its REMOVE (churn).
 // Files are picked at random or in order (--order, see file_picker.h).
 #include <cstdint>
 #include <memory>
@@ -20,6 +21,7 @@ struct RunData {
   std::vector<std::string> missing_names;
   std::vector<FileHandle> file_fhs;  ///< filled for modes that need them
   std::vector<std::uint8_t> write_buf;
+  std::uint64_t churn_tag = 0;  ///< churn: part of every name (working_set.h, churn_name)
 };
 
 /// Whether the mode needs RunData::file_fhs resolved before the run.

@@ -129,6 +129,11 @@ void decode(Connection::Kind kind, void* data, Reply& r) {
       }
       break;
     }
+    case K::Remove: {
+      auto* res = static_cast<REMOVE3res*>(data);
+      r.status = static_cast<std::uint32_t>(res->status);
+      break;
+    }
     case K::Readdirplus: {
       auto* res = static_cast<READDIRPLUS3res*>(data);
       r.status = static_cast<std::uint32_t>(res->status);
@@ -347,6 +352,15 @@ bool Connection::mkdir(const FileHandle& dir, const std::string& name, std::uint
   args.attributes = mode_only(mode);
   Pending* p = make_pending(Kind::Mkdir, std::move(fn));
   return queued(rpc_nfs3_mkdir_async(rpc_, &Connection::on_reply, &args, p), p);
+}
+
+bool Connection::remove(const FileHandle& dir, const std::string& name, ReplyFn fn) {
+  std::string copy = name;
+  REMOVE3args args{};
+  args.object.dir = to_fh3(dir);
+  args.object.name = copy.data();
+  Pending* p = make_pending(Kind::Remove, std::move(fn));
+  return queued(rpc_nfs3_remove_async(rpc_, &Connection::on_reply, &args, p), p);
 }
 
 bool Connection::readdirplus(const FileHandle& dir, std::uint64_t cookie,

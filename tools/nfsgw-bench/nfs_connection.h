@@ -88,11 +88,12 @@ class Connection {
   /// CREATE UNCHECKED with size 0 (truncates an existing file).
   bool create(const FileHandle& dir, const std::string& name, std::uint32_t mode, ReplyFn fn);
   bool mkdir(const FileHandle& dir, const std::string& name, std::uint32_t mode, ReplyFn fn);
+  bool remove(const FileHandle& dir, const std::string& name, ReplyFn fn);
   bool readdirplus(const FileHandle& dir, std::uint64_t cookie,
                    const std::array<std::uint8_t, 8>& verf, std::uint32_t dircount,
                    std::uint32_t maxcount, ReplyFn fn);
 
-  enum class Kind { Mnt, Null, Getattr, Lookup, Access, Read, Write, Create, Mkdir, Readdirplus };
+  enum class Kind { Mnt, Null, Getattr, Lookup, Access, Read, Write, Create, Mkdir, Remove, Readdirplus };
   struct Pending;
 
  private:

@@ -105,6 +105,9 @@ void push_dir(TaskQueue& q, std::shared_ptr<FileHandle> parent, std::string name
 
 std::string file_name(unsigned i) { return numbered("f", i, 6); }
 std::string missing_name(unsigned i) { return numbered("nx", i, 6); }
+std::string churn_name(std::uint64_t tag, unsigned thread, std::uint64_t n) {
+  return "cr" + std::to_string(tag) + "-" + std::to_string(thread) + "-" + std::to_string(n);
+}
 
 std::vector<std::uint8_t> file_content(std::uint32_t size) {
   std::vector<std::uint8_t> v(size);

@@ -6,7 +6,8 @@
 //   <dir>/tree/d0..d7/t00..t15    a small tree for the walk mode, each dK also
 //   <dir>/tree/dK/sub/s0..s7      holding one nested folder
 //
-// lookup-missing asks for nx000000.. which the working set never contains.
+// lookup-missing asks for nx000000.. which the working set never contains;
+// churn creates and removes cr<tag>-<thread>-<n>, which it never contains either.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -24,6 +25,9 @@ inline constexpr unsigned kSubFiles = 8;
 
 std::string file_name(unsigned i);
 std::string missing_name(unsigned i);
+/// The n-th name the churn workload of thread `thread` creates; `tag` (the
+/// bench's pid) keeps names of different runs apart.
+std::string churn_name(std::uint64_t tag, unsigned thread, std::uint64_t n);
 /// Deterministic printable content, so a read can be checked by eye.
 std::vector<std::uint8_t> file_content(std::uint32_t size);
 

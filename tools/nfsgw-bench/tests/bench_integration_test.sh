@@ -3,7 +3,8 @@
 # MOUNT 23048, the bench's own): every mode runs ~1 s and its JSON is checked.
 #   bench_integration_test.sh NFSGW_BENCH ORIGIN_SCRIPT
 # Checks: calls > 0; no non-OK status for modes that must succeed; lookup-missing
-# sees NFS3ERR_NOENT for every call and nothing else; walk visits exactly the
+# sees NFS3ERR_NOENT for every call and nothing else; churn makes CREATE+REMOVE
+# pairs and leaves no name behind; walk visits exactly the
 # entries the working set has; --count is exact; AUTH_SYS uid/gid reach the
 # server; --order sequential works; an unreachable server fails fast with a
 # clear message.
@@ -68,6 +69,16 @@ j=$(run --mode walk --duration 30)
 [ "$(json_errors "$j")" = "{}" ] || fail "walk: non-OK statuses: $j"
 [ "$(json_field "$j" calls)" -eq $((18 + files + 209)) ] || fail "walk: expected one READDIRPLUS per folder and one GETATTR per entry: $j"
 echo "ok walk"
+
+# churn: CREATE then REMOVE of fresh names, two calls per request, all OK, and
+# nothing left behind in the working folder.
+j=$(run --mode churn --duration 1)
+calls=$(json_field "$j" calls)
+[ "$calls" -gt 0 ] && [ $((calls % 2)) -eq 0 ] || fail "churn: expected an even number of calls: $j"
+[ "$(json_field "$j" requests)" -eq $((calls / 2)) ] || fail "churn: expected one request per two calls: $j"
+[ "$(json_errors "$j")" = "{}" ] || fail "churn: non-OK statuses: $j"
+[ "$(ls "$export_dir/nfsgw-bench" | grep -c '^cr' || true)" -eq 0 ] || fail "churn left names behind"
+echo "ok churn: $calls calls"
 
 # --prepare-local writes the same layout; walk it through the origin.
 "$bench" --prepare-local "$export_dir" --dir local --files 50 --size 10 2>/dev/null

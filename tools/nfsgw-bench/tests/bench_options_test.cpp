@@ -38,7 +38,8 @@ TEST(BenchOptions, ParsesEverythingBothSpellings) {
 }
 
 TEST(BenchOptions, AllModesRoundTrip) {
-  for (const char* m : {"null", "getattr", "lookup", "lookup-missing", "access", "read", "write", "php", "walk"}) {
+  for (const char* m : {"null", "getattr", "lookup", "lookup-missing", "access", "read", "write", "php", "walk",
+                        "churn"}) {
     auto mode = mode_from_name(m);
     ASSERT_TRUE(mode.has_value()) << m;
     EXPECT_STREQ(mode_name(*mode), m);
