@@ -116,6 +116,13 @@ struct ExportConfig {
   /// Stable id embedded in file handles: derived from `path`, so that reordering
   /// exports in the file does not invalidate clients' handles.
   std::uint32_t id = 0;
+  /// Where the metadata cache keeps this export's records: derived from the origin
+  /// server (host and NFS port), not from the export, because an origin names an
+  /// object by the same handle whichever of its paths it was reached through.
+  /// Exports of one origin (the same tree, overlapping subtrees, read-write beside
+  /// read-only) therefore share their records, and a change made through one of
+  /// them is seen at once through the others.
+  std::uint32_t cache_space = 0;
   /// True when `address` may use this export.
   bool allows(const std::string& address) const;
 };

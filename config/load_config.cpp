@@ -6,6 +6,7 @@
 // errors, not warnings: a misspelt "acess = \"ro\"" silently ignored would export
 // a tree read-write.
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -42,6 +43,16 @@ std::uint32_t fnv1a32(const std::string& s) {
     h *= 16777619u;
   }
   return h;
+}
+
+/// The origin server a URL names, as the key of its cache space: the host as
+/// written (lower case) and its NFS port (0: found through rpcbind). Two spellings
+/// of one server (a name and its address) get two spaces, which is only a cache
+/// that is shared less; it never shares records between two servers.
+std::string origin_server(const OriginUrl& u) {
+  std::string host = u.host;
+  std::transform(host.begin(), host.end(), host.begin(), [](unsigned char c) { return std::tolower(c); });
+  return "origin " + host + ":" + std::to_string(u.nfs_port);
 }
 
 std::string quote(const std::string& s) {
@@ -328,6 +339,7 @@ class Reader {
     }
     try {
       e.origin = OriginUrl::parse(origin);
+      e.cache_space = fnv1a32(origin_server(e.origin));
     } catch (const ConfigError& err) {
       fail(find(t, "origin"), name + ".origin", err.what());
     }

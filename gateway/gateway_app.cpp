@@ -11,6 +11,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cache/block_store.h"
+#include "cache/change_journal.h"
 #include "cache/disk_pool.h"
 #include "cache/export_roots.h"
 #include "cache/handle_codec.h"
@@ -73,6 +74,9 @@ struct GatewayApp::Parts {
   // synced) and the metadata cache's families (unsynced, evictable).
   std::unique_ptr<cache::KvStore> db;
   std::optional<cache::MetadataStore> metadata;
+  // What changes through nfsgw may have made stale, written down until the store
+  // has it on disk (destroyed before the store, after the caches that use it).
+  std::optional<cache::ChangeJournal> journal;
   std::optional<cache::ExportRoots> roots;
   std::optional<cache::HandleCodec> codec;
   std::vector<std::unique_ptr<upstream::Forwarder>> forwarders;
@@ -81,6 +85,9 @@ struct GatewayApp::Parts {
   // below the caches: destroyed after the layers that call them).
   std::vector<std::unique_ptr<metrics::CallMeter>> meters;
   std::vector<std::unique_ptr<metrics::MeasuredProgram>> measured;
+  /// One order of origin replies and one numbering of generations for every
+  /// metadata cache: exports of one origin share their records (cache_space).
+  metacache::Sequence sequence{cache::wall_clock().now_ms()};
   std::vector<std::unique_ptr<metacache::MetadataCache>> caches;
   // The data cache: its block store (files under <dir>/data, its own small index),
   // the layers using it, and the pool they do their file I/O on. Destroyed pool
@@ -117,8 +124,9 @@ GatewayApp::GatewayApp(config::Config cfg, std::string config_path)
   // memory_mb is shared: half for the metadata cache's own hot set, half for
   // RocksDB's block cache (which also holds the memtables).
   const unsigned memory_mb = cfg_.cache.memory_mb;
-  p.db = cache::open_rocksdb_store(cfg_.cache.dir + "/db", std::max(8u, memory_mb / 2),
-                                   cache::metadata_families());
+  std::vector<std::string> families = cache::metadata_families();
+  families.emplace_back(cache::change_journal_family());
+  p.db = cache::open_rocksdb_store(cfg_.cache.dir + "/db", std::max(8u, memory_mb / 2), families);
   cache::MetadataStoreOptions mopts;
   mopts.memory_bytes = static_cast<std::size_t>(memory_mb / 2) << 20;
   mopts.disk_bytes = static_cast<std::uint64_t>(cfg_.cache.metadata_max_gb) << 30;
@@ -129,6 +137,7 @@ GatewayApp::GatewayApp(config::Config cfg, std::string config_path)
   p.metadata->on_disk_recovered([] {
     spdlog::warn("metadata cache disk works again: records are kept on disk again (the cache on disk starts empty)");
   });
+  recover_journal();
   p.roots.emplace(*p.db);
   p.codec.emplace(cache::load_or_create_secret(cfg_.cache.secret_file), *p.db);
 
@@ -230,9 +239,10 @@ GatewayApp::Stack& GatewayApp::build_export(const config::ExportConfig& e) {
   Nfs3Program* top = origin_side;
   metacache::MetadataCache* mc = nullptr;
   if (e.coherency.enabled) {
-    p.caches.push_back(std::make_unique<metacache::MetadataCache>(*origin_side, *p.metadata, e.id, e.coherency,
-                                                                  cache::wall_clock()));
+    p.caches.push_back(std::make_unique<metacache::MetadataCache>(
+        *origin_side, *p.metadata, e.cache_space, e.coherency, cache::wall_clock(), &p.sequence));
     mc = p.caches.back().get();
+    mc->use_journal(&*p.journal);
     // Reads the settings through a pointer from now on, so that reloads can change them.
     mc->set_settings(&e.coherency);
     top = mc;
@@ -347,6 +357,25 @@ std::vector<std::string> GatewayApp::apply(const config::Config& now, const conf
   p.dispatcher.forget_answers();
   (void)plan;
   return notes;
+}
+
+void GatewayApp::recover_journal() {
+  Parts& p = *parts_;
+  cache::ChangeJournalOptions jo;
+  jo.on_error = [](const std::string& msg) {
+    spdlog::error("change journal: cannot write ({}); a crash may bring back cached entries from before "
+                  "changes made meanwhile", msg);
+  };
+  p.journal.emplace(*p.db, *p.metadata, std::move(jo));
+  try {
+    if (const std::size_t n = p.journal->recover(); n > 0)
+      spdlog::warn("the last run stopped during or just after changes: the cached entries of {} changed "
+                   "objects were dropped, to be asked of the origin again", n);
+  } catch (const std::exception& e) {
+    // What the last run changed is unknown: nothing cached can be trusted.
+    spdlog::error("change journal unreadable ({}): the metadata cache starts empty", e.what());
+    for (const auto& e2 : cfg_.exports) p.metadata->erase_export(e2.cache_space);
+  }
 }
 
 void GatewayApp::open_block_store() {

@@ -43,6 +43,9 @@ class GatewayApp {
   std::vector<std::string> apply(const config::Config& now, const config::ReloadPlan& plan);
   /// Opens the data cache's block store when an export wants one; on failure logs
   /// and leaves it closed (the exports then forward their READs).
+  /// Opens the change journal and drops what a crash of the last run may have left
+  /// stale (cache/change_journal.h), before any export is served.
+  void recover_journal();
   void open_block_store();
   /// After the io_context has stopped: runs what is still queued until it has no
   /// work left (bounded), so nothing outlives the layers it refers to.

@@ -32,15 +32,17 @@ bool gone(Status s) { return s == Status::Stale || s == Status::NoEnt || s == St
 
 }  // namespace
 
-MetadataCache::MetadataCache(Nfs3Program& next, cache::MetadataStore& store, std::uint32_t export_id,
-                             const cache::CoherencySettings& settings, const cache::Clock& clock)
+MetadataCache::MetadataCache(Nfs3Program& next, cache::MetadataStore& store, std::uint32_t space,
+                             const cache::CoherencySettings& settings, const cache::Clock& clock,
+                             Sequence* sequence)
     : next_(next),
       store_(store),
-      export_id_(export_id),
+      space_(space),
       windows_(settings, clock),
-      seq_(clock.now_ms()),
-      attrs_(store, windows_, export_id, seq_),
-      perms_(store, windows_, export_id) {}
+      own_seq_(sequence ? nullptr : std::make_unique<Sequence>(clock.now_ms())),
+      seq_(sequence ? *sequence : *own_seq_),
+      attrs_(store, windows_, space, seq_),
+      perms_(store, windows_, space) {}
 
 Awaitable<void> MetadataCache::null(const CallContext& ctx) { return next_.null(ctx); }
 
@@ -120,6 +122,8 @@ Awaitable<nfs3::SetattrRes> MetadataCache::setattr(const CallContext& ctx, nfs3:
   count(Proc::Setattr, ExportCounters::Calls);
   count(Proc::Setattr, ExportCounters::OriginCalls);
   const nfs3::FileHandle fh = args.object;
+  const std::vector<nfs3::FileHandle> touched{fh};
+  const JournalScope noted = co_await note_change(touched);
   const std::uint64_t seq = attrs_.next_seq();
   nfs3::SetattrRes res = co_await next_.setattr(ctx, std::move(args));
   if (!res.gateway_status) co_await learn_wcc(fh, res.obj_wcc, seq);
@@ -373,6 +377,8 @@ Awaitable<nfs3::ReadRes> MetadataCache::read(const CallContext& ctx, nfs3::ReadA
 
 Awaitable<nfs3::WriteRes> MetadataCache::write(const CallContext& ctx, nfs3::WriteArgs args) {
   const nfs3::FileHandle fh = args.file;
+  const std::vector<nfs3::FileHandle> touched{fh};
+  const JournalScope noted = co_await note_change(touched);
   const std::uint64_t seq = attrs_.next_seq();
   nfs3::WriteRes res = co_await next_.write(ctx, std::move(args));
   if (!res.gateway_status) co_await learn_wcc(fh, res.file_wcc, seq);

@@ -31,6 +31,7 @@
 #include "cache/coherency.h"
 #include "cache/metadata_store.h"
 #include "gateway/metacache/attributes.h"
+#include "gateway/metacache/journal_await.h"
 #include "gateway/metacache/listing.h"
 #include "gateway/metacache/metacache_stats.h"
 #include "gateway/metacache/permissions.h"
@@ -43,8 +44,13 @@ namespace nfsgw::metacache {
 class MetadataCache final : public Nfs3Program {
  public:
   /// `next` is the layer below (the forwarder); all references must outlive this.
-  MetadataCache(Nfs3Program& next, cache::MetadataStore& store, std::uint32_t export_id,
-                const cache::CoherencySettings& settings, const cache::Clock& clock);
+  /// `space` is where its records live in `store` (config::ExportConfig::cache_space):
+  /// the caches of exports of one origin share a space, and then must share one
+  /// `sequence` too (it orders their replies and numbers their generations); null
+  /// gives this cache a sequence of its own.
+  MetadataCache(Nfs3Program& next, cache::MetadataStore& store, std::uint32_t space,
+                const cache::CoherencySettings& settings, const cache::Clock& clock,
+                Sequence* sequence = nullptr);
 
   Awaitable<void> null(const CallContext& ctx) override;
   Awaitable<nfs3::GetattrRes> getattr(const CallContext& ctx, nfs3::GetattrArgs args) override;
@@ -77,7 +83,8 @@ class MetadataCache final : public Nfs3Program {
   /// `nfsgw invalidate`: drops the cached entries of the object reached from the
   /// export root `root` along `components` (names, followed through cached
   /// lookups), and with `recursive` of everything cached below it (the whole
-  /// export when `components` is empty). Returns the number of objects dropped, or
+  /// export when `components` is empty: the whole cache space, so every export of
+  /// the same origin too). Returns the number of objects dropped, or
   /// nullopt when the path is not in the cache. `dropped` (when given) is called
   /// with each object's origin handle (not for the whole export). Blocking: not
   /// for Asio threads.
@@ -86,6 +93,11 @@ class MetadataCache final : public Nfs3Program {
       const std::function<void(const nfs3::FileHandle&)>& dropped = {});
 
   const ExportCounters& counters() const { return counters_; }
+
+  /// Changes write down what they may make stale in `journal` before they are sent
+  /// (cache/change_journal.h), so that no crash brings back the state before them.
+  /// Without one (unit tests) a crash may. Set before the first call.
+  void use_journal(cache::ChangeJournal* journal) { journal_ = journal; }
 
   /// A configuration reload: the export's windows from now on (consistency,
   /// access_check, the *_ttl durations; `enabled` is not looked at). `settings`
@@ -133,6 +145,9 @@ class MetadataCache final : public Nfs3Program {
                                     std::optional<Filled>& refused);
 
   // Changes (metadata_cache_changes.cpp).
+  /// Writes `objects` down in the journal; the change they are part of must hold
+  /// the scope until it has learnt from the reply.
+  Awaitable<JournalScope> note_change(const std::vector<nfs3::FileHandle>& objects);
   /// After a change of `dir` with `wcc`: applies `edit` to the cached listing and
   /// lookups in place when the pre-op attributes match the cache, then learns the
   /// post-op attributes.
@@ -156,10 +171,15 @@ class MetadataCache final : public Nfs3Program {
                                          Awaitable<nfs3::RemoveRes> (Nfs3Program::*method)(const CallContext&,
                                                                                            nfs3::RemoveArgs));
   Awaitable<nfs3::RemoveRes> unlinked(const nfs3::DirOpArgs& what, std::uint64_t seq,
-                                      std::optional<nfs3::FileHandle> victim, nfs3::RemoveRes res);
-  /// The child handle cached for `name` in `dir` (any generation), for dropping it.
-  Awaitable<std::optional<nfs3::FileHandle>> cached_child(const nfs3::FileHandle& dir,
-                                                          const std::string& name);
+                                      const std::vector<nfs3::FileHandle>& victims, nfs3::RemoveRes res);
+  /// The objects that `name` in `dir` may stand for, before a call unlinks or
+  /// replaces it: their records must go once it is done (a removed hard link
+  /// changes the link count of an object that keeps other names). The cached
+  /// lookup when it is current (the directory's generation inside its window, not
+  /// strict); otherwise the origin is asked with one LOOKUP as the caller, and a
+  /// cached child that differs is named too. Empty when the name is known absent.
+  Awaitable<std::vector<nfs3::FileHandle>> named_objects(const CallContext& ctx, const nfs3::FileHandle& dir,
+                                                         const std::string& name);
 
   // FSINFO, PATHCONF, FSSTAT (metadata_cache_fs.cpp).
   template <typename Res, typename Args>
@@ -167,9 +187,9 @@ class MetadataCache final : public Nfs3Program {
                          cache::FsKind kind, nfs3::Proc proc,
                          Awaitable<Res> (Nfs3Program::*method)(const CallContext&, Args));
 
-  cache::ObjectKey key(const nfs3::FileHandle& fh) const { return {export_id_, fh}; }
+  cache::ObjectKey key(const nfs3::FileHandle& fh) const { return {space_, fh}; }
   cache::NameKey name_key(const nfs3::FileHandle& dir, const std::string& name) const {
-    return {{export_id_, dir}, name};
+    return {{space_, dir}, name};
   }
   /// A copy of an answer given at once counts as that answer (answer_deps.h).
   void count(nfs3::Proc p, ExportCounters::Field f) { cache::AnswerDeps::count(counters_.mine(p, f)); }
@@ -181,9 +201,11 @@ class MetadataCache final : public Nfs3Program {
 
   Nfs3Program& next_;
   cache::MetadataStore& store_;
-  std::uint32_t export_id_;
+  cache::ChangeJournal* journal_ = nullptr;
+  std::uint32_t space_;
   Windows windows_;  // holds the export's settings
-  Sequence seq_;
+  std::unique_ptr<Sequence> own_seq_;  // when not given one to share
+  Sequence& seq_;
   Attributes attrs_;
   Permissions perms_;
   ExportCounters counters_;

@@ -17,7 +17,7 @@ std::optional<std::size_t> MetadataCache::invalidate(
     const nfs3::FileHandle& root, const std::vector<std::string>& components, bool recursive,
     const std::function<void(const nfs3::FileHandle&)>& dropped_object) {
   if (components.empty() && recursive) {
-    store_.erase_export(export_id_);
+    store_.erase_export(space_);
     return 1;
   }
   // The path's directories count as seen, so that ".." never leads the walk above

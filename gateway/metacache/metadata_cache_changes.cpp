@@ -14,6 +14,15 @@ using nfs3::Proc;
 using nfs3::Status;
 using DirEdit = std::function<void(std::uint64_t gen, const cache::ListingRecord*)>;
 
+Awaitable<JournalScope> MetadataCache::note_change(const std::vector<nfs3::FileHandle>& objects) {
+  if (journal_ == nullptr) co_return JournalScope{};
+  std::vector<cache::ObjectKey> keys;
+  keys.reserve(objects.size());
+  for (const auto& o : objects) keys.push_back(key(o));
+  auto begun = journal_begin(journal_, std::move(keys));
+  co_return co_await std::move(begun);
+}
+
 Awaitable<void> MetadataCache::learn_wcc(const nfs3::FileHandle& fh, const nfs3::WccData& wcc,
                                          std::uint64_t seq) {
   if (!wcc.after) co_return;
@@ -61,11 +70,26 @@ void MetadataCache::put_absent(const nfs3::FileHandle& dir, std::uint64_t gen,
                                   cache::LookupRecord{false, {}, gen, windows_.negative_expiry()});
 }
 
-Awaitable<std::optional<nfs3::FileHandle>> MetadataCache::cached_child(const nfs3::FileHandle& dir,
+Awaitable<std::vector<nfs3::FileHandle>> MetadataCache::named_objects(const CallContext& ctx,
+                                                                       const nfs3::FileHandle& dir,
                                                                        const std::string& name) {
+  std::vector<nfs3::FileHandle> out;
   auto rec = co_await find<cache::LookupRecord>(store_, name_key(dir, name));
-  if (rec && rec->exists) co_return rec->child;
-  co_return std::nullopt;
+  if (!windows_.strict() && rec) {
+    AttrPtr d = co_await attrs_.cached(dir);
+    if (d && windows_.fresh_attr(*d) && rec->dir_gen == d->gen &&
+        (rec->exists || windows_.fresh_negative(rec->expires))) {
+      if (rec->exists) out.push_back(rec->child);
+      co_return out;
+    }
+  }
+  // Not known for sure: ask. Whatever the answer, the call that follows decides.
+  count(Proc::Lookup, ExportCounters::OriginCalls);
+  nfs3::LookupArgs args{nfs3::DirOpArgs{dir, name}};
+  const nfs3::LookupRes found = co_await next_.lookup(ctx, std::move(args));
+  if (found.status == Status::Ok) out.push_back(found.object);
+  if (rec && rec->exists && !(found.status == Status::Ok && found.object == rec->child)) out.push_back(rec->child);
+  co_return out;
 }
 
 // ---- CREATE, MKDIR, SYMLINK, MKNOD --------------------------------------------
@@ -99,6 +123,8 @@ Awaitable<nfs3::CreateRes> MetadataCache::make_object(
     Awaitable<nfs3::CreateRes> (Nfs3Program::*method)(const CallContext&, Args)) {
   count(proc, ExportCounters::OriginCalls);
   const nfs3::DirOpArgs where = args.where;
+  const std::vector<nfs3::FileHandle> touched{where.dir};
+  const JournalScope noted = co_await note_change(touched);
   const std::uint64_t seq = attrs_.next_seq();
   nfs3::CreateRes res = co_await (next_.*method)(ctx, std::move(args));
   co_return co_await made(ctx, where, seq, std::move(res));
@@ -123,7 +149,7 @@ Awaitable<nfs3::MknodRes> MetadataCache::mknod(const CallContext& ctx, nfs3::Mkn
 // ---- REMOVE, RMDIR --------------------------------------------------------------
 
 Awaitable<nfs3::RemoveRes> MetadataCache::unlinked(const nfs3::DirOpArgs& what, std::uint64_t seq,
-                                                   std::optional<nfs3::FileHandle> victim,
+                                                   const std::vector<nfs3::FileHandle>& victims,
                                                    nfs3::RemoveRes res) {
   if (res.gateway_status) co_return res;
   if (res.status == Status::Ok) {
@@ -132,7 +158,7 @@ Awaitable<nfs3::RemoveRes> MetadataCache::unlinked(const nfs3::DirOpArgs& what, 
     };
     co_await dir_changed(what.dir, res.dir_wcc, seq, edit);
     // Its link count and ctime changed, or it is gone.
-    if (victim) store_.erase_object(key(*victim));
+    for (const auto& v : victims) store_.erase_object(key(v));
   } else {
     co_await learn_wcc(what.dir, res.dir_wcc, seq);
     if (res.status == Status::Stale) store_.erase_object(key(what.dir));
@@ -145,10 +171,13 @@ Awaitable<nfs3::RemoveRes> MetadataCache::unlink_name(
     Awaitable<nfs3::RemoveRes> (Nfs3Program::*method)(const CallContext&, nfs3::RemoveArgs)) {
   count(proc, ExportCounters::OriginCalls);
   const nfs3::DirOpArgs what = args.object;
-  auto victim = co_await cached_child(what.dir, what.name);
+  const auto victims = co_await named_objects(ctx, what.dir, what.name);
+  std::vector<nfs3::FileHandle> touched = victims;
+  touched.push_back(what.dir);
+  const JournalScope noted = co_await note_change(touched);
   const std::uint64_t seq = attrs_.next_seq();
   nfs3::RemoveRes res = co_await (next_.*method)(ctx, std::move(args));
-  co_return co_await unlinked(what, seq, victim, std::move(res));
+  co_return co_await unlinked(what, seq, victims, std::move(res));
 }
 
 Awaitable<nfs3::RemoveRes> MetadataCache::remove(const CallContext& ctx, nfs3::RemoveArgs args) {
@@ -164,12 +193,20 @@ Awaitable<nfs3::RmdirRes> MetadataCache::rmdir(const CallContext& ctx, nfs3::Rmd
 Awaitable<nfs3::RenameRes> MetadataCache::rename(const CallContext& ctx, nfs3::RenameArgs args) {
   count(Proc::Rename, ExportCounters::OriginCalls);
   const nfs3::DirOpArgs from = args.from, to = args.to;
-  auto moved = co_await cached_child(from.dir, from.name);
-  auto replaced = co_await cached_child(to.dir, to.name);
+  const auto from_objects = co_await named_objects(ctx, from.dir, from.name);
+  const auto replaced = co_await named_objects(ctx, to.dir, to.name);
+  // The object moved, when exactly one is known: its new name can be cached.
+  std::optional<nfs3::FileHandle> moved;
+  if (from_objects.size() == 1) moved = from_objects.front();
   std::optional<std::uint64_t> fileid;
   if (moved) {
     if (AttrPtr a = co_await attrs_.cached(*moved)) fileid = a->attr.fileid;
   }
+  std::vector<nfs3::FileHandle> touched = from_objects;
+  touched.insert(touched.end(), replaced.begin(), replaced.end());
+  touched.push_back(from.dir);
+  if (!(to.dir == from.dir)) touched.push_back(to.dir);
+  const JournalScope noted = co_await note_change(touched);
   const std::uint64_t seq = attrs_.next_seq();
   nfs3::RenameRes res = co_await next_.rename(ctx, std::move(args));
   if (res.gateway_status) co_return res;
@@ -204,8 +241,10 @@ Awaitable<nfs3::RenameRes> MetadataCache::rename(const CallContext& ctx, nfs3::R
   }
   // The moved object's ctime changed (and a directory's ".." may have); an
   // object that was replaced lost a link or is gone.
-  if (moved) store_.erase_object(key(*moved));
-  if (replaced && !(moved && *replaced == *moved)) store_.erase_object(key(*replaced));
+  for (const auto& m : from_objects) store_.erase_object(key(m));
+  for (const auto& r : replaced) {
+    if (!(moved && r == *moved)) store_.erase_object(key(r));
+  }
   co_return res;
 }
 
@@ -213,6 +252,8 @@ Awaitable<nfs3::LinkRes> MetadataCache::link(const CallContext& ctx, nfs3::LinkA
   count(Proc::Link, ExportCounters::OriginCalls);
   const nfs3::FileHandle file = args.file;
   const nfs3::DirOpArgs where = args.link;
+  const std::vector<nfs3::FileHandle> touched{file, where.dir};
+  const JournalScope noted = co_await note_change(touched);
   const std::uint64_t seq = attrs_.next_seq();
   nfs3::LinkRes res = co_await next_.link(ctx, std::move(args));
   if (res.gateway_status) co_return res;
