@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <stdexcept>
+#include <type_traits>
 
 #include "cache/answer_deps.h"
 #include "gateway/export_policy.h"
@@ -227,24 +228,76 @@ std::optional<std::pair<std::uint64_t, std::uint64_t>> HandleTranslator::root_id
   return std::nullopt;
 }
 
-Awaitable<bool> HandleTranslator::is_root(const Scope& scope, const FileHandle& dir,
-                                          const nfs3::PostOpAttr& attrs) {
+Awaitable<std::pair<std::uint64_t, std::uint64_t>> HandleTranslator::ask_root_identity(const Scope& scope) {
+  if (const auto id = root_identity(*scope.route)) co_return *id;
   CallContext ctx = scope.ctx;
   ctx.proc_flags = 0;
-  std::optional<Route::Identity> id = root_identity(*scope.route);
-  if (!id) {
-    nfs3::GetattrArgs ga{scope.origin_root};
-    const nfs3::GetattrRes r = co_await scope.route->e.downstream->getattr(ctx, std::move(ga));
-    // The root cannot be told apart: keep the call inside (the caller's choice).
-    if (r.status != Status::Ok) throw std::runtime_error("GETATTR of the export root failed");
-    learn_root(*scope.route, r.attributes);
-    id = Route::Identity{r.attributes.fsid, r.attributes.fileid};
-  }
-  if (attrs) co_return same_object(*attrs, *id);
+  nfs3::GetattrArgs ga{scope.origin_root};
+  const nfs3::GetattrRes r = co_await scope.route->e.downstream->getattr(ctx, std::move(ga));
+  // The root cannot be told apart: keep the call inside (the caller's choice).
+  if (r.status != Status::Ok) throw std::runtime_error("GETATTR of the export root failed");
+  learn_root(*scope.route, r.attributes);
+  co_return Route::Identity{r.attributes.fsid, r.attributes.fileid};
+}
+
+Awaitable<bool> HandleTranslator::is_root(const Scope& scope, const FileHandle& dir,
+                                          const nfs3::PostOpAttr& attrs) {
+  const Route::Identity id = co_await ask_root_identity(scope);
+  if (attrs) co_return same_object(*attrs, id);
+  CallContext ctx = scope.ctx;
+  ctx.proc_flags = 0;
   nfs3::GetattrArgs ga{dir};
   const nfs3::GetattrRes r = co_await scope.route->e.downstream->getattr(ctx, std::move(ga));
   if (r.status != Status::Ok) throw std::runtime_error("GETATTR of the directory failed");
-  co_return same_object(r.attributes, *id);
+  co_return same_object(r.attributes, id);
+}
+
+template <typename Res>
+Awaitable<bool> HandleTranslator::keep_dotdot_inside(const Scope& scope, const FileHandle& dir, Res& res) {
+  // The origin lists the parent of the export's folder as ".." of the root: with an
+  // export of a subfolder that is a directory outside the export, whose fileid (and
+  // in READDIRPLUS handle and attributes) must not reach the client.
+  const auto dotdot = std::find_if(res.entries.begin(), res.entries.end(),
+                                   [](const auto& e) { return e.name == ".."; });
+  if (dotdot == res.entries.end()) co_return false;
+  bool known_root = scope.at_root;
+  if (!known_root) {
+    try {
+      const bool root = co_await is_root(scope, dir, res.dir_attributes);
+      if (!root) co_return false;  // a parent inside the export
+      known_root = true;
+    } catch (const std::exception&) {
+      // Cannot be told apart: kept inside, as LOOKUP ".." is.
+    }
+  }
+  // The listed directory's own identity: the root's (or, when that could not be
+  // told, its own, which is inside the export as well).
+  std::optional<std::uint64_t> fileid;
+  if (res.dir_attributes) {
+    fileid = res.dir_attributes->fileid;
+  } else {
+    try {
+      const Route::Identity id = co_await ask_root_identity(scope);
+      fileid = id.second;
+    } catch (const std::exception&) {
+    }
+  }
+  if (!fileid) {
+    res.entries.erase(dotdot);
+    co_return false;
+  }
+  dotdot->fileid = *fileid;
+  if constexpr (std::is_same_v<Res, nfs3::ReaddirplusRes>) {
+    // The root's gateway handle and the attributes of this very reply; nothing
+    // when the directory is not known to be the root (the client asks LOOKUP "..").
+    dotdot->name_handle.reset();
+    dotdot->name_attributes.reset();
+    if (known_root) {
+      dotdot->name_handle = codec_.root(scope.route->id);
+      dotdot->name_attributes = res.dir_attributes;
+    }
+  }
+  co_return true;
 }
 
 std::optional<bool> HandleTranslator::is_root_now(const Scope& scope, const FileHandle& dir) {
@@ -500,8 +553,16 @@ Awaitable<nfs3::LinkRes> HandleTranslator::link(const CallContext& ctx, nfs3::Li
 
 Awaitable<nfs3::ReaddirRes> HandleTranslator::readdir(const CallContext& ctx,
                                                       nfs3::ReaddirArgs a) {
-  const std::uint32_t count = a.count;
-  nfs3::ReaddirRes res = co_await forward(ctx, std::move(a), &nfs3::ReaddirArgs::dir, &Nfs3Program::readdir);
+  nfs3::ReaddirArgs args = std::move(a);
+  Scope scope;
+  Status s = enter(ctx, args.dir, scope);
+  if (scope.root_pending) s = co_await finish_enter(scope, args.dir);
+  if (s != Status::Ok) co_return failure<nfs3::ReaddirRes>(s);
+  const FileHandle dir = args.dir;
+  const std::uint32_t count = args.count;
+  nfs3::ReaddirRes res = co_await scope.route->e.downstream->readdir(scope.ctx, std::move(args));
+  if (res.status != Status::Ok) co_return res;
+  co_await keep_dotdot_inside(scope, dir, res);
   fit_reply(res, count);  // the client's count, whoever filled the page
   co_return res;
 }
@@ -517,24 +578,9 @@ Awaitable<nfs3::ReaddirplusRes> HandleTranslator::readdirplus(const CallContext&
   const std::uint32_t maxcount = args.maxcount;
   nfs3::ReaddirplusRes res = co_await scope.route->e.downstream->readdirplus(scope.ctx, std::move(args));
   if (res.status != Status::Ok) co_return res;
-  const auto dotdot = std::find_if(res.entries.begin(), res.entries.end(),
-                                   [](const nfs3::DirEntryPlus& e) { return e.name == ".." && e.name_handle; });
-  if (dotdot != res.entries.end() && !scope.at_root) {
-    try {
-      scope.at_root = co_await is_root(scope, dir, res.dir_attributes);
-    } catch (const std::exception&) {
-      // Not known to be below the root: the client asks LOOKUP ".." instead.
-      dotdot->name_handle.reset();
-      dotdot->name_attributes.reset();
-    }
-  }
+  const bool inside = co_await keep_dotdot_inside(scope, dir, res);
   for (auto& entry : res.entries) {
-    if (scope.at_root && entry.name == ".." && entry.name_handle) {
-      // The origin's parent of the export root is outside the export.
-      entry.name_handle = codec_.root(scope.route->id);
-      entry.name_attributes = res.dir_attributes;
-      continue;
-    }
+    if (inside && entry.name == "..") continue;  // already the gateway's
     if (entry.name_handle) *entry.name_handle = outward(scope, *entry.name_handle, entry.name_attributes);
   }
   // Gateway handles are longer than the origin's: the page may no longer fit.

@@ -5,7 +5,11 @@
 // read-only, squash), swaps the handle for the origin's and calls that export's
 // downstream program; handles in the results are wrapped again on the way back.
 // ".." at an export root stays at the root: the root is known by its fsid and
-// fileid, so another encoding of its handle from the origin changes nothing.
+// fileid, so another encoding of its handle from the origin changes nothing. The
+// same holds for the ".." entry of a listing of the root (READDIR, READDIRPLUS,
+// from the cache or the origin alike): it carries the root's own fileid (and
+// gateway handle and attributes), since the origin's parent of an export of a
+// subfolder lies outside the export and nothing about it may be shown.
 // Names are checked (gateway/name_rules.h) and READDIR/READDIRPLUS replies cut to
 // the client's count (gateway/reply_fit.h) here, and FSINFO's transfer sizes are
 // clamped to what nfsgw itself accepts.
@@ -137,6 +141,15 @@ class HandleTranslator final : public Nfs3Program {
   Awaitable<bool> is_root(const Scope& scope, const nfs3::FileHandle& dir, const nfs3::PostOpAttr& attrs);
   /// The same without waiting: nullopt when an answer would need to wait.
   std::optional<bool> is_root_now(const Scope& scope, const nfs3::FileHandle& dir);
+  /// The root's (fsid, fileid): known, or asked of the layer below with one
+  /// GETATTR of the root (throws when it fails).
+  Awaitable<std::pair<std::uint64_t, std::uint64_t>> ask_root_identity(const Scope& scope);
+  /// Makes the ".." entry of a listing of `dir` (READDIR or READDIRPLUS, with
+  /// origin handles) the export root itself when `dir` is the root or cannot be
+  /// told apart from it; left out when no identity inside the export can be given.
+  /// Returns whether it did: then its handle is already the gateway's.
+  template <typename Res>
+  Awaitable<bool> keep_dotdot_inside(const Scope& scope, const nfs3::FileHandle& dir, Res& res);
   /// Remembers the root's identity from a GETATTR answer of the root.
   static void learn_root(Route& route, const nfs3::Fattr& attr);
   /// The root's (fsid, fileid) once known.

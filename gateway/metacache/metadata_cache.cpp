@@ -1,5 +1,11 @@
 // The metadata cache: attributes, ACCESS, READLINK, LOOKUP, and the calls it only
 // learns from (READ, WRITE, COMMIT, SETATTR).
+//
+// Under strict, no reply carries attributes older than the origin's at the time of
+// the call: those it carries come from an origin reply made during the call, or
+// are left out (they are optional in NFSv3, and clients then ask GETATTR). A
+// cached LOOKUP therefore carries the directory's fresh attributes but not the
+// child's, which were only cached.
 #include "gateway/metacache/metadata_cache.h"
 
 #include <boost/asio/co_spawn.hpp>
@@ -244,9 +250,11 @@ Awaitable<nfs3::ReadlinkRes> MetadataCache::readlink(const CallContext& ctx, nfs
 
 std::optional<nfs3::LookupRes> MetadataCache::lookup_now(const CallContext& ctx, const nfs3::LookupArgs& args) {
   // The hit of lookup() below when every record it needs is in memory and nothing
-  // is to be learnt; anything else is left to it.
+  // is to be learnt; anything else is left to it. Never under strict: there the
+  // directory's GETATTR to the origin comes first.
+  if (windows_.strict()) return std::nullopt;
   const nfs3::FileHandle& dir = args.what.dir;
-  Fresh d = fresh_in_memory(dir, windows_.strict());
+  Fresh d = fresh_in_memory(dir, false);
   if (!d.attr || d.attr->attr.type != nfs3::FileType::Dir) return std::nullopt;
   auto now = peek_now<cache::LookupRecord>(store_, name_key(dir, args.what.name));
   if (!now || !*now) return std::nullopt;
@@ -259,18 +267,11 @@ std::optional<nfs3::LookupRes> MetadataCache::lookup_now(const CallContext& ctx,
   if (!rec.exists) {
     res.status = Status::NoEnt;
   } else {
-    // The child's attributes come with the answer while fresh (strict: when in
-    // memory at all, else left out and the client asks GETATTR itself).
-    AttrPtr child;
-    if (windows_.strict()) {
-      child = attrs_.in_memory(rec.child);
-      if (child && !windows_.fresh_attr(*child)) child = nullptr;
-    } else {
-      child = fresh_in_memory(rec.child, false).attr;
-      if (!child) return std::nullopt;  // to be revalidated: the coroutine's work
-    }
+    // The child's attributes come with the answer while fresh.
+    const AttrPtr child = fresh_in_memory(rec.child, false).attr;
+    if (!child) return std::nullopt;  // to be revalidated: the coroutine's work
     res.object = rec.child;
-    if (child) res.obj_attributes = child->attr;
+    res.obj_attributes = child->attr;
   }
   count(Proc::Lookup, ExportCounters::Calls);
   count(Proc::Lookup, ExportCounters::Hits);
@@ -282,8 +283,9 @@ Awaitable<nfs3::LookupRes> MetadataCache::lookup(const CallContext& ctx, nfs3::L
   count(Proc::Lookup, ExportCounters::Calls);
   const nfs3::FileHandle dir = args.what.dir;
   const std::string name = args.what.name;
-  Fresh d = fresh_in_memory(dir, windows_.strict());
-  if (!d.attr) d = co_await fresh_attr(ctx, dir, Proc::Lookup, windows_.strict());
+  const bool strict = windows_.strict();  // one answer under one setting, across a reload
+  Fresh d = fresh_in_memory(dir, strict);
+  if (!d.attr) d = co_await fresh_attr(ctx, dir, Proc::Lookup, strict);
   if (d.attr && d.attr->attr.type == nfs3::FileType::Dir) {
     // Hot path: records in memory are read without further coroutine frames.
     const auto nk = name_key(dir, name);
@@ -308,18 +310,17 @@ Awaitable<nfs3::LookupRes> MetadataCache::lookup(const CallContext& ctx, nfs3::L
       }
       if (p == Permit::Yes) {
         // The child's attributes come with the answer: revalidated when their
-        // window ended (strict: left out, the client asks GETATTR itself).
+        // window ended. Strict leaves them out (the client asks GETATTR itself):
+        // only the directory was asked of the origin in this call, and a strict
+        // answer carries nothing older than the origin's (issue 18).
         AttrPtr child;
-        if (windows_.strict()) {
-          child = attrs_.in_memory(rec->child);
-          if (child && !windows_.fresh_attr(*child)) child = nullptr;
-        } else {
+        if (!strict) {
           Fresh c = fresh_in_memory(rec->child, false);
           if (!c.attr) c = co_await fresh_attr(ctx, rec->child, Proc::Lookup, false);
           child = c.attr;
           if (!c.attr && !c.gateway_status && gone(c.status)) store_.erase<cache::LookupRecord>(name_key(dir, name));
         }
-        if (child || windows_.strict()) {
+        if (child || strict) {
           count(Proc::Lookup, ExportCounters::Hits);
           nfs3::LookupRes res;
           res.object = rec->child;

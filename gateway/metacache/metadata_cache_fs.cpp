@@ -1,6 +1,9 @@
 // The metadata cache: FSINFO and PATHCONF (kept for fsinfo_ttl), FSSTAT (kept for
 // fsstat_ttl), stored as the origin's XDR-encoded answer. None of them needs a
 // permission: any holder of the handle gets the same answer from the origin.
+// The stored answer holds the object's attributes as they were then: under strict
+// a cached answer goes out without them (they are optional), since no strict reply
+// may carry attributes older than the origin's.
 #include "gateway/metacache/metadata_cache.h"
 #include "gateway/metacache/store_await.h"
 #include "protocol/nfs3_codec.h"
@@ -22,6 +25,7 @@ Awaitable<Res> MetadataCache::fs_info(const CallContext& ctx, Args args, nfs3::F
       xdr::Reader r(std::span<const std::uint8_t>(reinterpret_cast<const std::uint8_t*>(rec->xdr.data()),
                                                   rec->xdr.size()));
       nfs3::decode(r, res);
+      if (windows_.strict()) res.obj_attributes.reset();
       count(proc, ExportCounters::Hits);
       co_return res;
     } catch (const xdr::DecodeError&) {

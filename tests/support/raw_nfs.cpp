@@ -211,6 +211,9 @@ RawLookup RawNfsConnection::lookup(const Handle& dir, const std::string& name) {
         st->out.handle.assign(ok.object.data.data_val, ok.object.data.data_val + ok.object.data.data_len);
         st->out.attr = to_fattr(ok.obj_attributes);
         if (st->out.attr) st->out.fileid = st->out.attr->fileid;
+        st->out.dir_attr = to_fattr(ok.dir_attributes);
+      } else {
+        st->out.dir_attr = to_fattr(res->LOOKUP3res_u.resfail.dir_attributes);
       }
     }
     st->done = true;
@@ -239,6 +242,7 @@ RawRead RawNfsConnection::read(const Handle& fh, std::uint64_t offset, std::uint
         const auto& ok = res->READ3res_u.resok;
         st->out.data.assign(ok.data.data_val, ok.data.data_val + ok.data.data_len);
         st->out.eof = ok.eof != 0;
+        st->out.attr = to_fattr(ok.file_attributes);
       }
     }
     st->done = true;
@@ -259,6 +263,7 @@ RawReaddir RawNfsConnection::readdir_all(const Handle& dir, std::uint32_t count)
   struct Page {
     RawStatus st;
     std::vector<RawDirEntry> entries;
+    std::optional<RawFattr> dir_attr;
     std::uint64_t last_cookie = 0;
     char verf[NFS3_COOKIEVERFSIZE] = {};
     bool eof = false;
@@ -277,6 +282,7 @@ RawReaddir RawNfsConnection::readdir_all(const Handle& dir, std::uint32_t count)
         if (res->status == NFS3_OK) {
           const auto& ok = res->READDIR3res_u.resok;
           std::memcpy(st->out.verf, ok.cookieverf, NFS3_COOKIEVERFSIZE);
+          st->out.dir_attr = to_fattr(ok.dir_attributes);
           // libnfs 4.0 places list entries only 4-byte aligned: copy each one out
           // before reading its 8-byte fields (UBSan flags the direct access).
           for (const entry3* p = ok.reply.entries; p;) {
@@ -307,6 +313,7 @@ RawReaddir RawNfsConnection::readdir_all(const Handle& dir, std::uint32_t count)
     }
     ++out.pages;
     static_cast<RawStatus&>(out) = p.out.st;
+    out.dir_attr = p.out.dir_attr;
     if (!p.out.st.transport_ok || p.out.st.status != NFS3_OK) return out;
     out.entries.insert(out.entries.end(), p.out.entries.begin(), p.out.entries.end());
     if (p.out.eof) return out;
@@ -336,6 +343,7 @@ RawPathconf RawNfsConnection::pathconf(const Handle& fh) {
         st->out.chown_restricted = ok.chown_restricted;
         st->out.case_insensitive = ok.case_insensitive;
         st->out.case_preserving = ok.case_preserving;
+        st->out.attr = to_fattr(ok.obj_attributes);
       }
     }
     st->done = true;
@@ -367,6 +375,7 @@ RawFsinfo RawNfsConnection::fsinfo(const Handle& root) {
         st->out.dtpref = ok.dtpref;
         st->out.maxfilesize = ok.maxfilesize;
         st->out.properties = ok.properties;
+        st->out.attr = to_fattr(ok.obj_attributes);
       }
     }
     st->done = true;
@@ -381,6 +390,73 @@ RawFsinfo RawNfsConnection::fsinfo(const Handle& root) {
   return p.out;
 }
 
+RawFsstat RawNfsConnection::fsstat(const Handle& fh) {
+  Pending<RawFsstat> p;
+  auto cb = [](rpc_context* rpc, int status, void* data, void* priv) {
+    auto* st = static_cast<Pending<RawFsstat>*>(priv);
+    record_transport(st->out, rpc, status, data);
+    if (st->out.transport_ok) {
+      auto* res = static_cast<FSSTAT3res*>(data);
+      st->out.status = res->status;
+      if (res->status == NFS3_OK) {
+        const auto& ok = res->FSSTAT3res_u.resok;
+        st->out.tbytes = ok.tbytes;
+        st->out.fbytes = ok.fbytes;
+        st->out.abytes = ok.abytes;
+        st->out.tfiles = ok.tfiles;
+        st->out.ffiles = ok.ffiles;
+        st->out.afiles = ok.afiles;
+        st->out.attr = to_fattr(ok.obj_attributes);
+      }
+    }
+    st->done = true;
+  };
+  FSSTAT3args args{};
+  args.fsroot = as_fh3(fh);
+  if (rpc_nfs3_fsstat_async(rpc_, cb, &args, &p) != 0) {
+    p.out.error = error();
+    return p.out;
+  }
+  if (!drive(p.done)) p.out = RawFsstat{}, p.out.error = "FSSTAT timed out or connection failed: " + error();
+  return p.out;
+}
+
+RawSetattrResult RawNfsConnection::setattr(const Handle& fh, const RawSetattr& set) {
+  Pending<RawSetattrResult> p;
+  auto cb = [](rpc_context* rpc, int status, void* data, void* priv) {
+    auto* st = static_cast<Pending<RawSetattrResult>*>(priv);
+    record_transport(st->out, rpc, status, data);
+    if (st->out.transport_ok) {
+      auto* res = static_cast<SETATTR3res*>(data);
+      st->out.status = res->status;
+      const wcc_data& wcc =
+          res->status == NFS3_OK ? res->SETATTR3res_u.resok.obj_wcc : res->SETATTR3res_u.resfail.obj_wcc;
+      st->out.after = to_fattr(wcc.after);
+    }
+    st->done = true;
+  };
+  SETATTR3args args{};
+  args.object = as_fh3(fh);
+  if (set.mode) {
+    args.new_attributes.mode.set_it = 1;
+    args.new_attributes.mode.set_mode3_u.mode = *set.mode;
+  }
+  if (set.uid) {
+    args.new_attributes.uid.set_it = 1;
+    args.new_attributes.uid.set_uid3_u.uid = *set.uid;
+  }
+  if (set.gid) {
+    args.new_attributes.gid.set_it = 1;
+    args.new_attributes.gid.set_gid3_u.gid = *set.gid;
+  }
+  if (rpc_nfs3_setattr_async(rpc_, cb, &args, &p) != 0) {
+    p.out.error = error();
+    return p.out;
+  }
+  if (!drive(p.done)) p.out = RawSetattrResult{}, p.out.error = "SETATTR timed out or connection failed: " + error();
+  return p.out;
+}
+
 RawAccess RawNfsConnection::access(const Handle& fh, std::uint32_t bits) {
   Pending<RawAccess> p;
   auto cb = [](rpc_context* rpc, int status, void* data, void* priv) {
@@ -389,7 +465,10 @@ RawAccess RawNfsConnection::access(const Handle& fh, std::uint32_t bits) {
     if (st->out.transport_ok) {
       auto* res = static_cast<ACCESS3res*>(data);
       st->out.status = res->status;
-      if (res->status == NFS3_OK) st->out.granted = res->ACCESS3res_u.resok.access;
+      if (res->status == NFS3_OK) {
+        st->out.granted = res->ACCESS3res_u.resok.access;
+        st->out.attr = to_fattr(res->ACCESS3res_u.resok.obj_attributes);
+      }
     }
     st->done = true;
   };
@@ -412,7 +491,10 @@ RawReadlink RawNfsConnection::readlink(const Handle& link) {
     if (st->out.transport_ok) {
       auto* res = static_cast<READLINK3res*>(data);
       st->out.status = res->status;
-      if (res->status == NFS3_OK && res->READLINK3res_u.resok.data) st->out.target = res->READLINK3res_u.resok.data;
+      if (res->status == NFS3_OK) {
+        if (res->READLINK3res_u.resok.data) st->out.target = res->READLINK3res_u.resok.data;
+        st->out.attr = to_fattr(res->READLINK3res_u.resok.symlink_attributes);
+      }
     }
     st->done = true;
   };

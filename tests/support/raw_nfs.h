@@ -58,14 +58,17 @@ struct RawLookup : RawStatus {
   Handle handle;
   std::uint64_t fileid = 0;  // from obj_attributes, 0 when absent
   std::optional<RawFattr> attr;  // obj_attributes when they follow
+  std::optional<RawFattr> dir_attr;  // dir_attributes when they follow
 };
 
 struct RawAccess : RawStatus {
   std::uint32_t granted = 0;  // the ACCESS3 bits allowed (of those asked)
+  std::optional<RawFattr> attr;  // obj_attributes when they follow
 };
 
 struct RawReadlink : RawStatus {
   std::string target;
+  std::optional<RawFattr> attr;  // symlink_attributes when they follow
 };
 
 /// CREATE (and the handle it returns, when the server sends one).
@@ -90,6 +93,7 @@ struct RawCommit : RawStatus {
 struct RawRead : RawStatus {
   std::vector<std::uint8_t> data;
   bool eof = false;
+  std::optional<RawFattr> attr;  // file_attributes when they follow
 };
 
 struct RawMount : RawStatus {
@@ -104,6 +108,7 @@ struct RawDirEntry {
 struct RawReaddir : RawStatus {
   std::vector<RawDirEntry> entries;
   unsigned pages = 0;  // READDIR calls it took
+  std::optional<RawFattr> dir_attr;  // of the last page
 };
 
 struct RawPlusEntry {
@@ -122,12 +127,28 @@ struct RawReaddirPlus : RawStatus {
 struct RawPathconf : RawStatus {
   std::uint32_t linkmax = 0, name_max = 0;
   bool no_trunc = false, chown_restricted = false, case_insensitive = false, case_preserving = false;
+  std::optional<RawFattr> attr;  // obj_attributes when they follow
 };
 
 struct RawFsinfo : RawStatus {
   std::uint32_t rtmax = 0, rtpref = 0, wtmax = 0, wtpref = 0, dtpref = 0;
   std::uint64_t maxfilesize = 0;
   std::uint32_t properties = 0;
+  std::optional<RawFattr> attr;  // obj_attributes when they follow
+};
+
+struct RawFsstat : RawStatus {
+  std::uint64_t tbytes = 0, fbytes = 0, abytes = 0, tfiles = 0, ffiles = 0, afiles = 0;
+  std::optional<RawFattr> attr;  // obj_attributes when they follow
+};
+
+/// SETATTR's new values: only those set are sent (no guard, times unchanged).
+struct RawSetattr {
+  std::optional<std::uint32_t> mode, uid, gid;
+};
+
+struct RawSetattrResult : RawStatus {
+  std::optional<RawFattr> after;  // obj_wcc's post-op attributes when they follow
 };
 
 class RawNfsConnection {
@@ -153,6 +174,8 @@ class RawNfsConnection {
   RawReaddir readdir_all(const Handle& dir, std::uint32_t count = 4096);
   RawPathconf pathconf(const Handle& fh);
   RawFsinfo fsinfo(const Handle& root);
+  RawFsstat fsstat(const Handle& fh);
+  RawSetattrResult setattr(const Handle& fh, const RawSetattr& set);
   RawAccess access(const Handle& fh, std::uint32_t bits = kAccessAll);
   RawReadlink readlink(const Handle& link);
   /// READDIRPLUS paged until eof (`dircount`/`maxcount` per reply). A failing page
