@@ -1,0 +1,64 @@
+// Whether a part of an nfsgw answer is one the export's promise allows, given the
+// origin's histories in the model (history.h says which versions each promise
+// allows). A refusal says why, in a few fixed words (so that the shrinker can keep
+// a sequence failing for the same reason), and what was seen and what the origin
+// held, for the report. Pure: asks nobody.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "tests/difftest/model.h"
+
+namespace difftest {
+
+struct Verdict {
+  std::string reason;  // empty: allowed; else one of the reasons below
+  std::string detail;
+  explicit operator bool() const { return !reason.empty(); }
+};
+
+// Why an answer is not allowed: it equals a version the origin held, but
+constexpr const char* kBeforeChange = "older than a change made through nfsgw";
+constexpr const char* kPastWindow = "older than the export's window";
+constexpr const char* kNotNow = "not what the origin says now (strict)";
+constexpr const char* kOutside = "\"..\" at the export root is not the root";
+// or no version the origin held.
+constexpr const char* kNever = "never what the origin held";
+
+class Judge {
+ public:
+  explicit Judge(const Model& model) : model_(model) {}
+
+  /// Answers are judged as of this moment (set before each step).
+  Clock::time_point now{};
+
+  Verdict attr(const Promise& p, int id, const AttrValue& seen) const;
+  /// `at_root`: `dir` is the export's root, whose ".." is itself.
+  Verdict binding(const Promise& p, int dir, const std::string& name, Binding seen, bool at_root) const;
+  Verdict listing(const Promise& p, int dir, const Listing& seen, bool at_root) const;
+  Verdict bytes(const Promise& p, int id, std::uint64_t offset, const std::string& data, bool eof) const;
+  Verdict target(int id, const std::string& seen) const;
+  /// Whether some version of `id`'s attributes the promise allows is alive and
+  /// satisfies `match` (its attributes and the ACCESS bits `user` gets on it; bits
+  /// the origin was never asked about count as matching nothing). `seen` names
+  /// the answer in the report.
+  Verdict some_version(const Promise& p, int id, int user, const std::string& seen,
+                       const std::function<bool(const Attr&, std::uint32_t bits)>& match) const;
+  /// Whether some allowed version of `id`'s attributes says it is gone.
+  Verdict maybe_gone(const Promise& p, int id) const;
+
+  /// The versions of a history, newest first, for reports.
+  std::string attr_versions(int id) const;
+  std::string listing_versions(int dir) const;
+  std::string binding_versions(int dir, const std::string& name) const;
+
+ private:
+  const Model& model_;
+};
+
+/// A listing as an export shows it: at the export's root, ".." is the root itself.
+Listing as_seen_at_root(Listing l, std::uint64_t root_fileid);
+
+}  // namespace difftest

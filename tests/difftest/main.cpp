@@ -1,0 +1,139 @@
+// nfsgw-difftest: the differential tester of issue 18 (docs/difftest.md). For each
+// seed: a fresh tree and nfsgw, the starting tree made at the origin, then random
+// steps until --calls calls to nfsgw or --seconds; every violation is printed with
+// its seed and step, and the first of each kind is shrunk to the shortest
+// sequence that still shows it (replayed from a fresh state).
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <stdexcept>
+
+#include "tests/difftest/generator.h"
+#include "tests/difftest/options.h"
+#include "tests/difftest/runner.h"
+#include "tests/difftest/shrinker.h"
+#include "tests/difftest/starting_tree.h"
+#include "tests/support/nfsgw_process.h"
+
+namespace difftest {
+namespace {
+
+std::string indented(const std::string& text) {
+  std::string out = "    ";
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    out += text[i];
+    if (text[i] == '\n' && i + 1 < text.size()) out += "    ";
+  }
+  return out;
+}
+
+void print_stats(const char* what, const Stats& s, double seconds) {
+  std::printf(
+      "difftest: %s: %llu calls to nfsgw, %llu checks, %llu violations, %llu kills, %llu reloads, "
+      "%llu origin changes, %llu origin calls, %llu model gaps, %llu model errors, %llu steps skipped, "
+      "%.1f s, %.0f calls/s\n",
+      what, (unsigned long long)s.calls, (unsigned long long)s.checks, (unsigned long long)s.violations,
+      (unsigned long long)s.kills, (unsigned long long)s.reloads, (unsigned long long)s.origin_changes,
+      (unsigned long long)s.origin_calls, (unsigned long long)s.model_gaps, (unsigned long long)s.model_errors,
+      (unsigned long long)s.skipped, seconds, seconds > 0 ? static_cast<double>(s.calls) / seconds : 0.0);
+  std::fflush(stdout);
+}
+
+/// One seed's run (its shrinking replays not counted).
+Stats run_seed(std::uint64_t seed, const Options& o, Runner& runner, const std::vector<Step>& setup) {
+  const Stats before = runner.stats;
+  runner.begin();
+  std::vector<Violation> found;
+  for (const Step& s : setup) runner.run(s, found);
+  Generator gen(seed, runner, o.generator, setup.back().id + 1);
+  std::vector<Step> ran;
+  // The first violation of each kind, with how many steps led to it.
+  std::map<std::string, std::pair<Violation, std::size_t>> first;
+  const auto start = std::chrono::steady_clock::now();
+  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+  auto name = [&](std::uint32_t label) { return runner.object_name(label); };
+  while (runner.stats.calls - before.calls < o.calls && elapsed() < o.seconds) {
+    const Step s = gen.next();
+    found.clear();
+    if (!runner.run(s, found)) continue;
+    ran.push_back(s);
+    for (const Violation& v : found) {
+      std::printf("difftest: VIOLATION (seed %llu, step #%u): %s\n    step: %s\n%s", (unsigned long long)seed, v.step,
+                  v.kind.c_str(), describe(s, name).c_str(), indented(v.detail).c_str());
+      first.emplace(v.kind, std::make_pair(v, ran.size()));
+    }
+    std::fflush(stdout);
+    if (!found.empty() && !o.keep_going) break;
+  }
+  const Stats done = runner.stats - before;
+  print_stats(("seed " + std::to_string(seed)).c_str(), done, elapsed());
+  if (!o.shrink) return done;
+  for (const auto& [kind, at] : first) {
+    std::printf("difftest: shrinking \"%s\" (seed %llu, %zu steps; at most %.0f s)...\n", kind.c_str(),
+                (unsigned long long)seed, at.second, o.shrink_seconds);
+    std::fflush(stdout);
+    Shrinker shrinker(runner, setup, std::chrono::seconds(static_cast<long>(o.shrink_seconds)));
+    const std::vector<Step> prefix(ran.begin(), ran.begin() + static_cast<std::ptrdiff_t>(at.second));
+    const ShrinkResult r = shrinker.shrink(prefix, at.first);
+    if (!r.reproduced) {
+      std::printf("difftest: \"%s\" did not happen again in a replay from a fresh state (%d replays, %.0f s)\n",
+                  kind.c_str(), r.replays, r.seconds);
+      continue;
+    }
+    Violation seen;
+    const std::string steps = shrinker.show(r.steps, kind, &seen);
+    std::printf(
+        "difftest: shortest sequence found for \"%s\" (seed %llu): %zu steps after the starting tree "
+        "(tests/difftest/starting_tree.cpp), from %zu; %d replays, %.0f s:\n%s",
+        kind.c_str(), (unsigned long long)seed, r.steps.size(), at.second, r.replays, r.seconds, steps.c_str());
+    std::printf("  which fails with:\n%s", indented(seen.kind.empty() ? r.violation.detail : seen.detail).c_str());
+    std::fflush(stdout);
+  }
+  return done;
+}
+
+}  // namespace
+}  // namespace difftest
+
+int main(int argc, char** argv) {
+  using namespace difftest;
+  std::string error;
+  const Options o = parse_options(argc, argv, error);
+  if (!error.empty()) {
+    std::fprintf(stderr, "nfsgw-difftest: %s\n%s", error.c_str(), usage());
+    return 2;
+  }
+  // A write to nfsgw's socket after its kill -9 must fail, not end the tester.
+  ::signal(SIGPIPE, SIG_IGN);
+  if (o.nfsgw) ::setenv("NFSGW_BIN", o.nfsgw->c_str(), 1);
+  const auto bin = integ::nfsgw_binary();
+  if (!bin) {
+    std::fprintf(stderr, "nfsgw-difftest: no nfsgw binary (--nfsgw BIN, NFSGW_BIN, or build target nfsgw)\n");
+    return 2;
+  }
+  std::printf("difftest: nfsgw %s; seeds %zu, at most %llu calls and %.0f s each\n", bin->c_str(), o.seeds.size(),
+              (unsigned long long)o.calls, o.seconds);
+  try {
+    World world("/tmp/difftest-" + std::to_string(::getpid()));
+    world.start_origin();
+    Runner runner(world);
+    runner.verbose = o.verbose;
+    const std::vector<Step> setup = starting_tree();
+    const auto start = std::chrono::steady_clock::now();
+    Stats total;
+    for (std::uint64_t seed : o.seeds) {
+      total += run_seed(seed, o, runner, setup);
+      if (total.violations && !o.keep_going) break;
+    }
+    world.finish_run();
+    print_stats("all seeds", total, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    return total.violations ? 1 : 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "nfsgw-difftest: %s\n", e.what());
+    return 2;
+  }
+}

@@ -1,0 +1,98 @@
+#include "tests/difftest/options.h"
+
+#include <cstdlib>
+#include <stdexcept>
+
+namespace difftest {
+
+const char* usage() {
+  return "usage: nfsgw-difftest [--seed N | --seeds A,B,C | --seeds A-B] [--calls N] [--seconds S]\n"
+         "                      [--kill-every P] [--reload-every P] [--scenarios P] [--nfsgw BIN]\n"
+         "                      [--keep-going] [--shrink on|off] [--shrink-seconds S] [--verbose]\n"
+         "Drives nfsgw with random NFSv3 calls against an nfs-ganesha origin and checks every\n"
+         "answer against what each export promises (docs/difftest.md). --calls and --seconds\n"
+         "bound each seed's run; P is a probability per step. Exit 1 on a violation.\n";
+}
+
+namespace {
+
+double number(const std::string& flag, const std::string& v) {
+  char* end = nullptr;
+  const double d = std::strtod(v.c_str(), &end);
+  if (v.empty() || *end != '\0' || d < 0) throw std::invalid_argument(flag + ": not a number: " + v);
+  return d;
+}
+
+std::uint64_t whole(const std::string& flag, const std::string& v) {
+  char* end = nullptr;
+  const unsigned long long n = std::strtoull(v.c_str(), &end, 10);
+  if (v.empty() || *end != '\0') throw std::invalid_argument(flag + ": not a whole number: " + v);
+  return n;
+}
+
+std::vector<std::uint64_t> seed_list(const std::string& v) {
+  std::vector<std::uint64_t> out;
+  if (const auto dash = v.find('-'); dash != std::string::npos) {
+    const std::uint64_t from = whole("--seeds", v.substr(0, dash)), to = whole("--seeds", v.substr(dash + 1));
+    if (to < from || to - from > 100000) throw std::invalid_argument("--seeds: bad range " + v);
+    for (std::uint64_t s = from; s <= to; ++s) out.push_back(s);
+    return out;
+  }
+  std::size_t at = 0;
+  while (at <= v.size()) {
+    const auto comma = v.find(',', at);
+    out.push_back(whole("--seeds", v.substr(at, comma == std::string::npos ? std::string::npos : comma - at)));
+    if (comma == std::string::npos) break;
+    at = comma + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+Options parse_options(int argc, char** argv, std::string& error) {
+  Options o;
+  try {
+    for (int i = 1; i < argc; ++i) {
+      const std::string flag = argv[i];
+      auto value = [&]() -> std::string {
+        if (i + 1 >= argc) throw std::invalid_argument(flag + " needs a value");
+        return argv[++i];
+      };
+      if (flag == "--seed") {
+        o.seeds = {whole(flag, value())};
+      } else if (flag == "--seeds") {
+        o.seeds = seed_list(value());
+      } else if (flag == "--calls") {
+        o.calls = whole(flag, value());
+      } else if (flag == "--seconds") {
+        o.seconds = number(flag, value());
+      } else if (flag == "--kill-every") {
+        o.generator.kill_every = number(flag, value());
+      } else if (flag == "--reload-every") {
+        o.generator.reload_every = number(flag, value());
+      } else if (flag == "--scenarios") {
+        o.generator.scenarios = number(flag, value());
+      } else if (flag == "--nfsgw") {
+        o.nfsgw = value();
+      } else if (flag == "--keep-going") {
+        o.keep_going = true;
+      } else if (flag == "--shrink") {
+        const std::string v = value();
+        if (v != "on" && v != "off") throw std::invalid_argument("--shrink: on or off, not " + v);
+        o.shrink = v == "on";
+      } else if (flag == "--shrink-seconds") {
+        o.shrink_seconds = number(flag, value());
+      } else if (flag == "--verbose") {
+        o.verbose = true;
+      } else {
+        throw std::invalid_argument("unknown flag " + flag);
+      }
+    }
+  } catch (const std::invalid_argument& e) {
+    error = e.what();
+  }
+  return o;
+}
+
+}  // namespace difftest

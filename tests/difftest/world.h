@@ -1,0 +1,101 @@
+// The differential tester's set-up: one nfs-ganesha origin on loopback and one
+// nfsgw in front of it whose exports all show one origin tree T (a fresh folder
+// per run, so a replay starts from nothing without restarting ganesha):
+//   /rw      T, ttl, every window 1 h
+//   /ro      T, access "ro", ttl, every window 1 h
+//   /strict  T, consistency "strict" (other windows at their defaults)
+//   /sub     T/sub (a subtree: its root is a folder of the others), ttl, 1 h
+//   /imm     T, consistency "immutable"
+//   /short   T, ttl, every window 2 s (1 s in the second reload variant)
+// Clients: three users with AUTH_SYS credentials of their own (not root, so squash
+// changes nothing), each with a connection to nfsgw and one to the origin, and a
+// root connection to the origin that the oracle asks for the truth.
+// Ports 30300-30302 (docs/difftest.md).
+#pragma once
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tests/difftest/history.h"
+#include "tests/difftest/nfs3_client.h"
+
+namespace integ {
+class GaneshaOrigin;
+class Gateway;
+}  // namespace integ
+
+namespace difftest {
+
+constexpr std::uint16_t kOriginNfsPort = 30300;
+constexpr std::uint16_t kOriginMountPort = 30301;
+constexpr std::uint16_t kGatewayPort = 30302;
+
+struct ExportDef {
+  const char* path;
+  Promise promise;
+  bool read_only;
+  bool subtree;  // shows T/sub rather than T
+};
+
+constexpr int kExports = 6;
+constexpr int kSubExport = 3;
+/// The exports, with the promise the oracle holds each to (the longest window of
+/// either reload variant).
+const std::array<ExportDef, kExports>& exports();
+
+struct User {
+  std::uint32_t uid, gid;
+  std::vector<std::uint32_t> groups;
+  const char* name;
+};
+constexpr int kUsers = 3;
+const std::array<User, kUsers>& users();
+
+class World {
+ public:
+  /// Scratch space under `work_dir` (nfsgw's config, cache and log per run).
+  explicit World(std::string work_dir);
+  ~World();
+
+  /// Starts the origin (once per process).
+  void start_origin();
+  /// A fresh tree T (and T/sub) at the origin and a fresh nfsgw (new cache dir)
+  /// showing it; connects every client and mounts every export. Throws on failure.
+  void fresh(int round);
+  /// kill -9 of nfsgw, started again on the same cache dir; clients reconnect.
+  void kill_restart();
+  /// Writes configuration variant 0 or 1 and has nfsgw reload it, by `nfsgw reload`
+  /// or by SIGHUP (not waited for: calls right after see either configuration).
+  void reload(int variant, bool sighup);
+  /// Stops nfsgw (SIGTERM) and removes the run's scratch space and tree.
+  void finish_run();
+
+  Nfs3Client& gateway(int user) { return *gw_[static_cast<std::size_t>(user)]; }
+  Nfs3Client& origin(int user) { return *origin_[static_cast<std::size_t>(user)]; }
+  /// Root at the origin: the oracle's view of the truth.
+  Nfs3Client& truth() { return *truth_; }
+
+  const Handle& gateway_root(int exp) const { return gw_roots_[static_cast<std::size_t>(exp)]; }
+  const Handle& origin_tree() const { return origin_tree_; }
+  const Handle& origin_sub() const { return origin_sub_; }
+  bool gateway_running() const;
+  std::string gateway_log_tail(std::size_t bytes = 4000) const;
+  const std::string& tree_path() const { return tree_; }
+
+ private:
+  void connect_all();
+
+  std::string work_dir_, run_dir_, tree_;
+  std::unique_ptr<integ::GaneshaOrigin> origin_server_;
+  std::unique_ptr<integ::Gateway> gateway_;
+  std::array<std::unique_ptr<Nfs3Client>, kUsers> gw_, origin_;
+  std::unique_ptr<Nfs3Client> truth_;
+  std::array<Handle, kExports> gw_roots_;
+  Handle origin_tree_, origin_sub_;
+};
+
+}  // namespace difftest
