@@ -388,6 +388,8 @@ Awaitable<nfs3::WriteRes> MetadataCache::write(const CallContext& ctx, nfs3::Wri
 
 Awaitable<nfs3::CommitRes> MetadataCache::commit(const CallContext& ctx, nfs3::CommitArgs args) {
   const nfs3::FileHandle fh = args.file;
+  const std::vector<nfs3::FileHandle> touched{fh};
+  const JournalScope noted = co_await note_change(touched);  // usually still written down by its WRITEs
   const std::uint64_t seq = attrs_.next_seq();
   nfs3::CommitRes res = co_await next_.commit(ctx, std::move(args));
   if (!res.gateway_status) co_await learn_wcc(fh, res.file_wcc, seq);

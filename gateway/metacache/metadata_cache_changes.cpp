@@ -97,6 +97,14 @@ Awaitable<std::vector<nfs3::FileHandle>> MetadataCache::named_objects(const Call
 Awaitable<nfs3::CreateRes> MetadataCache::made(const CallContext& ctx, const nfs3::DirOpArgs& where,
                                                std::uint64_t seq, nfs3::CreateRes res) {
   if (res.gateway_status) co_return res;
+  // An UNCHECKED or EXCLUSIVE CREATE may have opened (and truncated) an object
+  // that is cached already: written down before what the reply says of it is
+  // learnt, as every change is. A new object has nothing a crash could bring back.
+  std::optional<JournalScope> opened;
+  if (res.status == Status::Ok && res.obj && co_await attrs_.cached(*res.obj)) {
+    const std::vector<nfs3::FileHandle> touched{*res.obj};
+    opened.emplace(co_await note_change(touched));
+  }
   if (res.status == Status::Ok) {
     if (res.obj) co_await attrs_.learn(*res.obj, res.obj_attributes, seq);
     const bool known = res.obj && res.obj_attributes;
