@@ -72,6 +72,10 @@ Awaitable<MetadataCache::Fresh> MetadataCache::origin_getattr(const CallContext&
     if (before && rec && before->gen == rec->gen) count(for_proc, ExportCounters::Revalidations);
     co_return Fresh{Status::Ok, false, rec};
   };
+  // Strict: an answer must be no older than the call, so it never joins a GETATTR
+  // that was sent before it arrived (the origin may have answered that one before
+  // a change this caller already saw acknowledged).
+  if (windows_.strict()) co_return co_await fetch();
   std::string flight = handle_key('g', fh);
   // A waiter whose client leaves gets JUKEBOX at once; the fetch goes on. (Named:
   // no braced temporary inside a co_await expression, GCC 12.)
@@ -358,6 +362,7 @@ Awaitable<nfs3::LookupRes> MetadataCache::lookup(const CallContext& ctx, nfs3::L
     }
     co_return res;
   };
+  if (windows_.strict()) co_return co_await fetch();  // joins no earlier LOOKUP (see origin_getattr)
   std::string flight = handle_key('l', dir) + '/' + name + '/' + cred_key(ctx.cred);
   nfs3::LookupRes left;  // for a waiter whose client leaves; the fetch goes on
   left.status = Status::Jukebox;

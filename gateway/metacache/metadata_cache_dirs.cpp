@@ -143,6 +143,9 @@ Awaitable<ListingPtr> MetadataCache::listing_for(const CallContext& ctx, const n
     if (!shared && f.status != Status::Ok) refused = f;
     co_return nullptr;
   }
+  // Strict: a fill this call joined may have been read before the directory's
+  // state this call saw; only a listing of that very version may be served.
+  if (shared && windows_.strict() && f.listing->dir_gen != d.attr->gen) co_return nullptr;
   // The origin answered this caller itself, or another one while this caller's
   // right to the listing is known.
   if (shared && co_await perms_.check(ctx.cred, dir, d.attr->attr, bits) != Permit::Yes) co_return nullptr;
