@@ -296,12 +296,12 @@ ms() { awk -v a="$1" 'BEGIN { if (a == "-") print "-"; else printf "%.1f", a * 1
   echo "base: ${base_bin}; new: ${new_bin} (work tree $(bench_commit))."
   echo "$reps repetitions, each with a fresh origin and fresh cache dirs; base and new back to back for every run (base first in odd repetitions). ${duration} s per run; load $connections connections x $inflight in flight unless the mode says -1; windows $ttl; $files files; writes of $write_size B."
   echo
-  echo "| mode | base calls/s | new calls/s | new/base (median of per-rep ratios, range) | base p50 us | new p50 us | new/base p50 | base CPU us/call | new CPU us/call | base origin calls | new origin calls |"
-  echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+  echo "| mode | base calls/s | new calls/s | new/base (median of per-rep ratios, range) | base p50 us | new p50 us | new/base p50 | base CPU us/call | new CPU us/call | new/base CPU (median of per-rep ratios) | base origin calls | new origin calls |"
+  echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
   for m in null getattr lookup lookup-missing access write write-1 write-1-hot churn churn-1; do
     has_run "$m" || continue
     rr=$(rep_ratios "$m" 4)
-    echo "| $m | $(k "$(med base "$m" 4)") | $(k "$(med new "$m" 4)") | $(ratio "$(med new "$m" 4)" "$(med base "$m" 4)") ($(f2 "$(bench_median <<<"$rr")"), $(range <<<"$rr")) | $(r1 "$(med base "$m" 5)") | $(r1 "$(med new "$m" 5)") | $(ratio "$(med new "$m" 5)" "$(med base "$m" 5)") | $(f2 "$(med base "$m" 7)") | $(f2 "$(med new "$m" 7)") | $(f0 "$(med base "$m" 8)") | $(f0 "$(med new "$m" 8)") |"
+    echo "| $m | $(k "$(med base "$m" 4)") | $(k "$(med new "$m" 4)") | $(ratio "$(med new "$m" 4)" "$(med base "$m" 4)") ($(f2 "$(bench_median <<<"$rr")"), $(range <<<"$rr")) | $(r1 "$(med base "$m" 5)") | $(r1 "$(med new "$m" 5)") | $(ratio "$(med new "$m" 5)" "$(med base "$m" 5)") | $(f2 "$(med base "$m" 7)") | $(f2 "$(med new "$m" 7)") | $(f2 "$(rep_ratios "$m" 7 | bench_median)") | $(f0 "$(med base "$m" 8)") | $(f0 "$(med new "$m" 8)") |"
   done
   echo
   echo "Origin calls: what nfsgw's metadata cache counts as sent to the origin during the run (\`nfsgw stats --json\`, all procedures); WRITE, CREATE and REMOVE forwarded to the origin are not counted there."
