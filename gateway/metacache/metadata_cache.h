@@ -174,10 +174,10 @@ class MetadataCache final : public Nfs3Program {
                                       const std::vector<nfs3::FileHandle>& victims, nfs3::RemoveRes res);
   /// The objects that `name` in `dir` may stand for, before a call unlinks or
   /// replaces it: their records must go once it is done (a removed hard link
-  /// changes the link count of an object that keeps other names). The cached
-  /// lookup when it is current (the directory's generation inside its window, not
-  /// strict); otherwise the origin is asked with one LOOKUP as the caller, and a
-  /// cached child that differs is named too. Empty when the name is known absent.
+  /// changes the link count and ctime of an object that keeps other names). The
+  /// origin is asked with one LOOKUP as the caller, and a cached child that differs
+  /// is named too; only an immutable export answers from a current cached lookup
+  /// (nothing changes its tree behind nfsgw). Empty when the name is absent.
   Awaitable<std::vector<nfs3::FileHandle>> named_objects(const CallContext& ctx, const nfs3::FileHandle& dir,
                                                          const std::string& name);
 

@@ -75,7 +75,11 @@ Awaitable<std::vector<nfs3::FileHandle>> MetadataCache::named_objects(const Call
                                                                        const std::string& name) {
   std::vector<nfs3::FileHandle> out;
   auto rec = co_await find<cache::LookupRecord>(store_, name_key(dir, name));
-  if (!windows_.strict() && rec) {
+  // Only an immutable export may trust its cached lookup: anywhere else the name
+  // may have been given to another object on the origin inside the window, and
+  // that object (another name of it keeps it alive) would keep attributes older
+  // than this change. Found by nfsgw-difftest (docs/difftest.md).
+  if (windows_.immutable() && rec) {
     AttrPtr d = co_await attrs_.cached(dir);
     if (d && windows_.fresh_attr(*d) && rec->dir_gen == d->gen &&
         (rec->exists || windows_.fresh_negative(rec->expires))) {
