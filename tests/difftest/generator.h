@@ -35,7 +35,11 @@ struct GeneratorOptions {
                                  // of them right after a change through nfsgw)
   double reload_every = 0.0005;  // probability per step of a configuration reload
   double scenarios = 0.1;        // probability per step of starting a scenario
+  std::string only;              // run this scenario only (say kill-after), for a fault hunt
 };
+
+/// The scenarios' names, as --scenario takes them.
+const std::vector<std::string>& scenario_names();
 
 class Generator {
  public:

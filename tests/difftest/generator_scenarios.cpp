@@ -41,11 +41,20 @@ bool Generator::reach(int exp, int user, int id) {
   return true;
 }
 
+const std::vector<std::string>& scenario_names() {
+  static const std::vector<std::string> names = {"strict-lookup", "two-exports", "hard-link", "dotdot",
+                                                 "kill-after"};
+  return names;
+}
+
 void Generator::scenario() {
   // kill_after comes with the kills (--kill-every): a restart costs about 0.2 s.
   static const std::array<int, 4> weights = {2, 3, 2, 1};
   std::discrete_distribution<int> which(weights.begin(), weights.end());
-  switch (which(rng_)) {
+  const auto& names = scenario_names();
+  const auto only = std::find(names.begin(), names.end(), options_.only);
+  switch (only != names.end() ? static_cast<int>(only - names.begin()) : which(rng_)) {
+    case 4: kill_after(); break;
     case 0: strict_lookup(); break;
     case 1: two_exports(); break;
     case 2: hard_link(); break;

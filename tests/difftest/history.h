@@ -32,6 +32,14 @@ struct Promise {
 /// answer, on the wall clock; the tester ends a version when it sees the change.
 constexpr auto kWindowSlack = std::chrono::milliseconds(500);
 
+/// The last change made through nfsgw that touched a key: when, through which
+/// export, and how many restarts of nfsgw had happened then (for reports).
+struct Change {
+  Tick tick = 0;
+  int exp = -1;
+  std::uint64_t restarts = 0;
+};
+
 template <typename V>
 class History {
  public:
@@ -44,7 +52,8 @@ class History {
   bool known() const { return !versions_.empty(); }
   const V& current() const { return versions_.back().value; }
   const std::vector<Version>& versions() const { return versions_; }
-  Tick bound() const { return bound_; }
+  Tick bound() const { return bound_.tick; }
+  const Change& last_change() const { return bound_; }
 
   /// The origin holds `v` now; true when that is a change (or the first value).
   bool record(const V& v, Tick tick, Clock::time_point now) {
@@ -60,11 +69,11 @@ class History {
 
   /// A change through nfsgw touched this key at `tick`: what ended before is
   /// never allowed again (kept a while, so a report can say why an answer is wrong).
-  void bound(Tick tick) { bound_ = tick; }
+  void bound(const Change& c) { bound_ = c; }
 
   bool allowed(const Version& v, const Promise& p, Clock::time_point now) const {
     if (v.end == kCurrent) return true;
-    if (v.end <= bound_) return false;
+    if (v.end <= bound_.tick) return false;
     switch (p.kind) {
       case Promise::Kind::Strict: return false;
       case Promise::Kind::Immutable: return true;
@@ -88,7 +97,7 @@ class History {
   // changes through nfsgw.
   static constexpr std::size_t kMaxVersions = 256;
   std::vector<Version> versions_;
-  Tick bound_ = 0;
+  Change bound_;
 };
 
 }  // namespace difftest

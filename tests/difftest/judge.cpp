@@ -52,20 +52,23 @@ std::string versions(const History<V>& h, Clock::time_point now, Show show_value
 /// Why the answer `match` picks out is not allowed: the newest version it equals
 /// decides (none: the origin never held it).
 template <typename V, typename Match>
-const char* reason(const History<V>& h, const Promise& p, Match match) {
+const char* reason(const History<V>& h, const Promise& p, const Judge& j, Match match) {
   const auto& vs = h.versions();
   for (auto it = vs.rbegin(); it != vs.rend(); ++it) {
     if (!match(it->value)) continue;
-    if (it->end <= h.bound()) return kBeforeChange;
+    if (it->end <= h.bound()) {
+      const Change& c = h.last_change();
+      return j.restarts > c.restarts ? kBeforeRestart : j.exp != c.exp ? kBeforeOtherExport : kBeforeChange;
+    }
     return p.kind == Promise::Kind::Strict ? kNotNow : kPastWindow;
   }
   return kNever;
 }
 
 template <typename V, typename Match>
-Verdict judge(const History<V>& h, const Promise& p, Clock::time_point now, Match match, std::string detail) {
-  if (h.any(p, now, match)) return {};
-  return {reason(h, p, match), std::move(detail)};
+Verdict judge(const History<V>& h, const Promise& p, const Judge& j, Match match, std::string detail) {
+  if (h.any(p, j.now, match)) return {};
+  return {reason(h, p, j, match), std::move(detail)};
 }
 
 }  // namespace
@@ -78,7 +81,7 @@ Listing as_seen_at_root(Listing l, std::uint64_t root_fileid) {
 
 Verdict Judge::attr(const Promise& p, int id, const AttrValue& seen) const {
   const auto& h = model_.obj(id).attrs;
-  return judge(h, p, now, [&](const AttrValue& v) { return v == seen; },
+  return judge(h, p, *this, [&](const AttrValue& v) { return v == seen; },
                "nfsgw answered " + show(seen) + "\n" + attr_versions(id));
 }
 
@@ -91,7 +94,7 @@ Verdict Judge::binding(const Promise& p, int dir, const std::string& name, Bindi
   static const History<Binding> never;
   auto it = model_.obj(dir).names.find(name);
   const History<Binding>& h = it == model_.obj(dir).names.end() ? never : it->second;
-  return judge(h, p, now, [&](Binding b) { return b == seen; },
+  return judge(h, p, *this, [&](Binding b) { return b == seen; },
                "nfsgw answered " + show(model_, seen) + "\n" + binding_versions(dir, name));
 }
 
@@ -103,7 +106,7 @@ Verdict Judge::listing(const Promise& p, int dir, const Listing& seen, bool at_r
   const std::string detail = "nfsgw listed " + show(seen) +
                              (at_root ? " (at the export root: \"..\" must be the root)" : "") + "\n" +
                              versions(h, now, [&](const Listing& l) { return show(shown(l)); });
-  Verdict v = judge(h, p, now, [&](const Listing& l) { return shown(l) == seen; }, detail);
+  Verdict v = judge(h, p, *this, [&](const Listing& l) { return shown(l) == seen; }, detail);
   if (!v || !at_root) return v;
   // At the root, the names are judged apart from "..": a listing whose names are
   // allowed shows what lies outside the export through its "..".
@@ -114,7 +117,7 @@ Verdict Judge::listing(const Promise& p, int dir, const Listing& seen, bool at_r
     return out;
   };
   const Listing seen_names = names(seen);
-  Verdict by_names = judge(h, p, now, [&](const Listing& l) { return names(l) == seen_names; }, detail);
+  Verdict by_names = judge(h, p, *this, [&](const Listing& l) { return names(l) == seen_names; }, detail);
   return by_names ? by_names : Verdict{kOutside, detail};
 }
 
@@ -124,7 +127,7 @@ Verdict Judge::bytes(const Promise& p, int id, std::uint64_t offset, const std::
     const std::string part = offset >= b.size() ? std::string() : b.substr(offset, data.size());
     return part == data && eof == (offset + data.size() >= b.size());
   };
-  return judge(h, p, now, match,
+  return judge(h, p, *this, match,
                "nfsgw read " + show_bytes(data) + (eof ? " (eof)" : "") + " at " + std::to_string(offset) + "\n" +
                    versions(h, now, [](const std::string& b) { return show_bytes(b); }));
 }
@@ -137,7 +140,7 @@ Verdict Judge::target(int id, const std::string& seen) const {
 
 Verdict Judge::some_version(const Promise& p, int id, int user, const std::string& seen,
                             const std::function<bool(const Attr&, std::uint32_t)>& match) const {
-  return judge(model_.obj(id).attrs, p, now,
+  return judge(model_.obj(id).attrs, p, *this,
                [&](const AttrValue& v) {
                  if (!v) return false;
                  const auto bits = model_.perms.bits(*v, user);
@@ -147,7 +150,7 @@ Verdict Judge::some_version(const Promise& p, int id, int user, const std::strin
 }
 
 Verdict Judge::maybe_gone(const Promise& p, int id) const {
-  return judge(model_.obj(id).attrs, p, now, [](const AttrValue& v) { return !v.has_value(); },
+  return judge(model_.obj(id).attrs, p, *this, [](const AttrValue& v) { return !v.has_value(); },
                "nfsgw answered STALE\n" + attr_versions(id));
 }
 

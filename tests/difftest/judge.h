@@ -21,6 +21,8 @@ struct Verdict {
 
 // Why an answer is not allowed: it equals a version the origin held, but
 constexpr const char* kBeforeChange = "older than a change made through nfsgw";
+constexpr const char* kBeforeOtherExport = "older than a change made through another export";
+constexpr const char* kBeforeRestart = "older than a change made through nfsgw before its kill -9";
 constexpr const char* kPastWindow = "older than the export's window";
 constexpr const char* kNotNow = "not what the origin says now (strict)";
 constexpr const char* kOutside = "\"..\" at the export root is not the root";
@@ -31,8 +33,11 @@ class Judge {
  public:
   explicit Judge(const Model& model) : model_(model) {}
 
-  /// Answers are judged as of this moment (set before each step).
+  // Set before each step: answers are judged as of `now`; the export that answers
+  // and the restarts of nfsgw so far only sort refusals into reasons.
   Clock::time_point now{};
+  int exp = -1;
+  std::uint64_t restarts = 0;
 
   Verdict attr(const Promise& p, int id, const AttrValue& seen) const;
   /// `at_root`: `dir` is the export's root, whose ".." is itself.

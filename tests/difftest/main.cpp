@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "tests/difftest/generator.h"
+#include "tests/difftest/interrupt.h"
 #include "tests/difftest/options.h"
 #include "tests/difftest/runner.h"
 #include "tests/difftest/shrinker.h"
@@ -43,35 +44,41 @@ void print_stats(const char* what, const Stats& s, double seconds) {
   std::fflush(stdout);
 }
 
-/// One seed's run (its shrinking replays not counted).
-Stats run_seed(std::uint64_t seed, const Options& o, Runner& runner, const std::vector<Step>& setup) {
+/// One seed's run (its shrinking replays not counted); `stopped` when a violation
+/// ended it.
+Stats run_seed(std::uint64_t seed, const Options& o, Runner& runner, const std::vector<Step>& setup,
+               bool& stopped) {
   const Stats before = runner.stats;
   runner.begin();
   std::vector<Violation> found;
   for (const Step& s : setup) runner.run(s, found);
   Generator gen(seed, runner, o.generator, setup.back().id + 1);
   std::vector<Step> ran;
+  stopped = false;
   // The first violation of each kind, with how many steps led to it.
   std::map<std::string, std::pair<Violation, std::size_t>> first;
   const auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
   auto name = [&](std::uint32_t label) { return runner.object_name(label); };
-  while (runner.stats.calls - before.calls < o.calls && elapsed() < o.seconds) {
+  while (runner.stats.calls - before.calls < o.calls && elapsed() < o.seconds && !interrupted()) {
     const Step s = gen.next();
     found.clear();
     if (!runner.run(s, found)) continue;
     ran.push_back(s);
+    bool stop = false;
     for (const Violation& v : found) {
+      const bool hunted = o.stop_on.empty() || v.kind.find(o.stop_on) != std::string::npos;
+      stop |= hunted && !o.keep_going;
       std::printf("difftest: VIOLATION (seed %llu, step #%u): %s\n    step: %s\n%s", (unsigned long long)seed, v.step,
                   v.kind.c_str(), describe(s, name).c_str(), indented(v.detail).c_str());
-      first.emplace(v.kind, std::make_pair(v, ran.size()));
+      if (hunted) first.emplace(v.kind, std::make_pair(v, ran.size()));
     }
     std::fflush(stdout);
-    if (!found.empty() && !o.keep_going) break;
+    if ((stopped = stop)) break;
   }
   const Stats done = runner.stats - before;
   print_stats(("seed " + std::to_string(seed)).c_str(), done, elapsed());
-  if (!o.shrink) return done;
+  if (!o.shrink || interrupted()) return done;
   for (const auto& [kind, at] : first) {
     std::printf("difftest: shrinking \"%s\" (seed %llu, %zu steps; at most %.0f s)...\n", kind.c_str(),
                 (unsigned long long)seed, at.second, o.shrink_seconds);
@@ -109,16 +116,17 @@ int main(int argc, char** argv) {
   }
   // A write to nfsgw's socket after its kill -9 must fail, not end the tester.
   ::signal(SIGPIPE, SIG_IGN);
+  catch_interrupts();
   if (o.nfsgw) ::setenv("NFSGW_BIN", o.nfsgw->c_str(), 1);
   const auto bin = integ::nfsgw_binary();
   if (!bin) {
     std::fprintf(stderr, "nfsgw-difftest: no nfsgw binary (--nfsgw BIN, NFSGW_BIN, or build target nfsgw)\n");
     return 2;
   }
-  std::printf("difftest: nfsgw %s; seeds %zu, at most %llu calls and %.0f s each\n", bin->c_str(), o.seeds.size(),
-              (unsigned long long)o.calls, o.seconds);
+  std::printf("difftest: nfsgw %s; seeds %zu, at most %llu calls and %.0f s each; ports %u-%u\n", bin->c_str(),
+              o.seeds.size(), (unsigned long long)o.calls, o.seconds, unsigned{o.port_base}, o.port_base + 2u);
   try {
-    World world("/tmp/difftest-" + std::to_string(::getpid()));
+    World world("/tmp/difftest-" + std::to_string(::getpid()), o.port_base);
     world.start_origin();
     Runner runner(world);
     runner.verbose = o.verbose;
@@ -126,12 +134,14 @@ int main(int argc, char** argv) {
     const auto start = std::chrono::steady_clock::now();
     Stats total;
     for (std::uint64_t seed : o.seeds) {
-      total += run_seed(seed, o, runner, setup);
-      if (total.violations && !o.keep_going) break;
+      bool stopped = false;
+      total += run_seed(seed, o, runner, setup, stopped);
+      if (stopped || interrupted()) break;
     }
     world.finish_run();
     print_stats("all seeds", total, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-    return total.violations ? 1 : 0;
+    if (interrupted()) std::printf("difftest: interrupted\n");
+    return total.violations ? 1 : interrupted() ? 2 : 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "nfsgw-difftest: %s\n", e.what());
     return 2;

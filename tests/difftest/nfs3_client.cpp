@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstring>
 #include <stdexcept>
+#include <type_traits>
 
 namespace difftest {
 namespace {
@@ -257,87 +258,56 @@ struct PageState {
   bool eof = false;
 };
 constexpr int kMaxPages = 1000;
-}  // namespace
 
-Reply Nfs3Client::readdir(const Handle& dir) {
-  Reply all;
-  PageState at;
-  for (int page = 0; page < kMaxPages; ++page) {
-    READDIR3args a{};
-    a.dir = fh3(dir);
-    a.cookie = at.cookie;
-    std::memcpy(a.cookieverf, at.verf, NFS3_COOKIEVERFSIZE);
-    a.count = 8192;
-    PageState next;
-    Reply r = call("READDIR", [](void* d, Reply& r, void* extra) {
-      auto* res = static_cast<READDIR3res*>(d);
-      r.status = res->status;
-      if (res->status != NFS3_OK) {
-        r.dir_attr = post_op(res->READDIR3res_u.resfail.dir_attributes);
-        return;
-      }
-      const auto& ok = res->READDIR3res_u.resok;
-      r.dir_attr = post_op(ok.dir_attributes);
-      auto& next = *static_cast<PageState*>(extra);
-      std::memcpy(next.verf, ok.cookieverf, NFS3_COOKIEVERFSIZE);
-      // libnfs places list entries only 4-byte aligned: copy each before reading it.
-      for (const entry3* p = ok.reply.entries; p;) {
-        entry3 e;
-        std::memcpy(&e, static_cast<const void*>(p), sizeof e);
-        r.entries.push_back({e.name, e.fileid, {}, std::nullopt});
-        next.cookie = e.cookie;
-        p = e.nextentry;
-      }
-      next.eof = ok.reply.eof != 0;
-    }, [&](rpc_context* rpc, rpc_cb cb, void* p) { return rpc_nfs3_readdir_async(rpc, cb, &a, p); }, &next);
-    if (!r.transport_ok || r.status != kOk) {
-      r.entries.insert(r.entries.begin(), all.entries.begin(), all.entries.end());
-      return r;
-    }
-    at = next;
-    all.transport_ok = true;
-    all.status = kOk;
-    all.dir_attr = r.dir_attr;
-    all.entries.insert(all.entries.end(), r.entries.begin(), r.entries.end());
-    if (at.eof) return all;
-    if (r.entries.empty()) break;
-  }
-  all.transport_ok = false;
-  all.error = "READDIR made no progress";
-  return all;
+// What READDIR and READDIRPLUS differ in: their result's arms and their entries.
+const READDIR3resok& ok_of(const READDIR3res& r) { return r.READDIR3res_u.resok; }
+const READDIRPLUS3resok& ok_of(const READDIRPLUS3res& r) { return r.READDIRPLUS3res_u.resok; }
+const post_op_attr& fail_dir_attr(const READDIR3res& r) { return r.READDIR3res_u.resfail.dir_attributes; }
+const post_op_attr& fail_dir_attr(const READDIRPLUS3res& r) { return r.READDIRPLUS3res_u.resfail.dir_attributes; }
+Entry to_entry(const entry3& e) { return {e.name, e.fileid, {}, std::nullopt}; }
+Entry to_entry(const entryplus3& e) {
+  return {e.name, e.fileid, post_op_handle(e.name_handle), post_op(e.name_attributes)};
 }
 
-Reply Nfs3Client::readdirplus(const Handle& dir) {
+/// Decodes one page of a listing into the reply, and where to go on into `extra`
+/// (a PageState).
+template <typename Res>
+void decode_page(void* d, Reply& r, void* extra) {
+  const auto& res = *static_cast<const Res*>(d);
+  r.status = res.status;
+  if (res.status != NFS3_OK) {
+    r.dir_attr = post_op(fail_dir_attr(res));
+    return;
+  }
+  const auto& ok = ok_of(res);
+  r.dir_attr = post_op(ok.dir_attributes);
+  auto& next = *static_cast<PageState*>(extra);
+  std::memcpy(next.verf, ok.cookieverf, NFS3_COOKIEVERFSIZE);
+  // libnfs places list entries only 4-byte aligned: copy each before reading it.
+  using E = std::remove_cv_t<std::remove_pointer_t<decltype(ok.reply.entries)>>;
+  for (const E* p = ok.reply.entries; p;) {
+    E e;
+    std::memcpy(&e, static_cast<const void*>(p), sizeof e);
+    r.entries.push_back(to_entry(e));
+    next.cookie = e.cookie;
+    p = e.nextentry;
+  }
+  next.eof = ok.reply.eof != 0;
+}
+}  // namespace
+
+template <typename Res, typename Args, typename Send>
+Reply Nfs3Client::listing(const char* what, const Handle& dir, Args args, Send send) {
   Reply all;
   PageState at;
   for (int page = 0; page < kMaxPages; ++page) {
-    READDIRPLUS3args a{};
+    Args a = args;
     a.dir = fh3(dir);
     a.cookie = at.cookie;
     std::memcpy(a.cookieverf, at.verf, NFS3_COOKIEVERFSIZE);
-    a.dircount = 8192;
-    a.maxcount = 65536;
     PageState next;
-    Reply r = call("READDIRPLUS", [](void* d, Reply& r, void* extra) {
-      auto* res = static_cast<READDIRPLUS3res*>(d);
-      r.status = res->status;
-      if (res->status != NFS3_OK) {
-        r.dir_attr = post_op(res->READDIRPLUS3res_u.resfail.dir_attributes);
-        return;
-      }
-      const auto& ok = res->READDIRPLUS3res_u.resok;
-      r.dir_attr = post_op(ok.dir_attributes);
-      auto& next = *static_cast<PageState*>(extra);
-      std::memcpy(next.verf, ok.cookieverf, NFS3_COOKIEVERFSIZE);
-      for (const entryplus3* p = ok.reply.entries; p;) {
-        entryplus3 e;
-        std::memcpy(&e, static_cast<const void*>(p), sizeof e);
-        r.entries.push_back({e.name, e.fileid, post_op_handle(e.name_handle), post_op(e.name_attributes)});
-        next.cookie = e.cookie;
-        p = e.nextentry;
-      }
-      next.eof = ok.reply.eof != 0;
-    }, [&](rpc_context* rpc, rpc_cb cb, void* p) { return rpc_nfs3_readdirplus_async(rpc, cb, &a, p); }, &next);
+    Reply r = call(what, &decode_page<Res>, [&](rpc_context* rpc, rpc_cb cb, void* p) { return send(rpc, cb, &a, p); },
+                   &next);
     if (!r.transport_ok || r.status != kOk) {
       r.entries.insert(r.entries.begin(), all.entries.begin(), all.entries.end());
       return r;
@@ -351,8 +321,21 @@ Reply Nfs3Client::readdirplus(const Handle& dir) {
     if (r.entries.empty()) break;
   }
   all.transport_ok = false;
-  all.error = "READDIRPLUS made no progress";
+  all.error = std::string(what) + " made no progress";
   return all;
+}
+
+Reply Nfs3Client::readdir(const Handle& dir) {
+  READDIR3args a{};
+  a.count = 8192;
+  return listing<READDIR3res>("READDIR", dir, a, rpc_nfs3_readdir_async);
+}
+
+Reply Nfs3Client::readdirplus(const Handle& dir) {
+  READDIRPLUS3args a{};
+  a.dircount = 8192;
+  a.maxcount = 65536;
+  return listing<READDIRPLUS3res>("READDIRPLUS", dir, a, rpc_nfs3_readdirplus_async);
 }
 
 namespace {
@@ -367,6 +350,12 @@ void decode_made(Reply& r, const Res& res, const auto& ok, const auto& fail) {
   } else {
     r.dir_attr = post_op(fail.dir_wcc.after);
   }
+}
+
+/// REMOVE and RMDIR reply alike: the directory's attributes after.
+void decode_unlinked(Reply& r, nfsstat3 status, const wcc_data& ok, const wcc_data& fail) {
+  r.status = status;
+  r.dir_attr = post_op(status == NFS3_OK ? ok.after : fail.after);
 }
 }  // namespace
 
@@ -410,9 +399,7 @@ Reply Nfs3Client::remove(const Handle& dir, const std::string& name) {
   a.object = dirop(dir, n);
   return call("REMOVE", [](void* d, Reply& r, void*) {
     auto* res = static_cast<REMOVE3res*>(d);
-    r.status = res->status;
-    r.dir_attr = post_op(res->status == NFS3_OK ? res->REMOVE3res_u.resok.dir_wcc.after
-                                                : res->REMOVE3res_u.resfail.dir_wcc.after);
+    decode_unlinked(r, res->status, res->REMOVE3res_u.resok.dir_wcc, res->REMOVE3res_u.resfail.dir_wcc);
   }, [&](rpc_context* rpc, rpc_cb cb, void* p) { return rpc_nfs3_remove_async(rpc, cb, &a, p); });
 }
 
@@ -422,9 +409,7 @@ Reply Nfs3Client::rmdir(const Handle& dir, const std::string& name) {
   a.object = dirop(dir, n);
   return call("RMDIR", [](void* d, Reply& r, void*) {
     auto* res = static_cast<RMDIR3res*>(d);
-    r.status = res->status;
-    r.dir_attr = post_op(res->status == NFS3_OK ? res->RMDIR3res_u.resok.dir_wcc.after
-                                                : res->RMDIR3res_u.resfail.dir_wcc.after);
+    decode_unlinked(r, res->status, res->RMDIR3res_u.resok.dir_wcc, res->RMDIR3res_u.resfail.dir_wcc);
   }, [&](rpc_context* rpc, rpc_cb cb, void* p) { return rpc_nfs3_rmdir_async(rpc, cb, &a, p); });
 }
 

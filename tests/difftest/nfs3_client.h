@@ -94,6 +94,10 @@ class Nfs3Client {
   /// Sends with `send` (which queues the call with Slot's callback) and waits.
   template <typename Send>
   Reply call(const char* what, Decode decode, Send send, void* extra = nullptr);
+  /// A whole listing (READDIR or READDIRPLUS, by `Res`), paged until eof (bounded):
+  /// `args` with the directory and each page's cookie set is sent with `send`.
+  template <typename Res, typename Args, typename Send>
+  Reply listing(const char* what, const Handle& dir, Args args, Send send);
   bool drive(const bool& done);
   void reset();  // a fresh context after a failure (calls still queued are dropped)
 

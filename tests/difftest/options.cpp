@@ -1,5 +1,6 @@
 #include "tests/difftest/options.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <stdexcept>
 
@@ -7,11 +8,17 @@ namespace difftest {
 
 const char* usage() {
   return "usage: nfsgw-difftest [--seed N | --seeds A,B,C | --seeds A-B] [--calls N] [--seconds S]\n"
-         "                      [--kill-every P] [--reload-every P] [--scenarios P] [--nfsgw BIN]\n"
-         "                      [--keep-going] [--shrink on|off] [--shrink-seconds S] [--verbose]\n"
+         "                      [--kill-every P] [--reload-every P] [--scenarios P] [--scenario NAME]\n"
+         "                      [--nfsgw BIN]\n"
+         "                      [--keep-going | --stop-on TEXT] [--shrink on|off] [--shrink-seconds S]\n"
+         "                      [--port-base N] [--verbose]\n"
          "Drives nfsgw with random NFSv3 calls against an nfs-ganesha origin and checks every\n"
          "answer against what each export promises (docs/difftest.md). --calls and --seconds\n"
-         "bound each seed's run; P is a probability per step. Exit 1 on a violation.\n";
+         "bound each seed's run; P is a probability per step. --scenario mixes in only that\n"
+         "scenario (strict-lookup, two-exports, hard-link, dotdot, kill-after). Exit 1 on a\n"
+         "violation, 2 when the set-up fails. --stop-on stops (and shrinks) only at a violation\n"
+         "whose kind contains TEXT; --keep-going never stops and shrinks the first of each kind.\n"
+         "--port-base N: the origin listens on N and N+1, nfsgw on N+2 (default 30300).\n";
 }
 
 namespace {
@@ -73,8 +80,15 @@ Options parse_options(int argc, char** argv, std::string& error) {
         o.generator.reload_every = number(flag, value());
       } else if (flag == "--scenarios") {
         o.generator.scenarios = number(flag, value());
+      } else if (flag == "--scenario") {
+        o.generator.only = value();
+        const auto& names = scenario_names();
+        if (std::find(names.begin(), names.end(), o.generator.only) == names.end())
+          throw std::invalid_argument("--scenario: one of strict-lookup, two-exports, hard-link, dotdot, kill-after");
       } else if (flag == "--nfsgw") {
         o.nfsgw = value();
+      } else if (flag == "--stop-on") {
+        o.stop_on = value();
       } else if (flag == "--keep-going") {
         o.keep_going = true;
       } else if (flag == "--shrink") {
@@ -83,6 +97,10 @@ Options parse_options(int argc, char** argv, std::string& error) {
         o.shrink = v == "on";
       } else if (flag == "--shrink-seconds") {
         o.shrink_seconds = number(flag, value());
+      } else if (flag == "--port-base") {
+        const std::uint64_t n = whole(flag, value());
+        if (n < 1 || n > 65533) throw std::invalid_argument("--port-base: 1 to 65533, not " + std::to_string(n));
+        o.port_base = static_cast<std::uint16_t>(n);
       } else if (flag == "--verbose") {
         o.verbose = true;
       } else {

@@ -17,9 +17,11 @@ struct Options {
   GeneratorOptions generator;
   std::optional<std::string> nfsgw;  // the binary; default: $NFSGW_BIN, else the built one
   bool keep_going = false;           // go on after a violation (else stop at the first)
+  std::string stop_on;               // stop (and shrink) only for a violation whose kind holds this
   bool shrink = true;
   double shrink_seconds = 300;
   bool verbose = false;
+  std::uint16_t port_base = 30300;   // the origin on this port and the next, nfsgw on the one after
 };
 
 /// Parses argv; on a bad or unknown flag, `error` says why (and usage is printed

@@ -58,6 +58,8 @@ bool names_two_objects(Op op) { return op == Op::Rename || op == Op::Link; }
 
 bool Runner::run(const Step& s, std::vector<Violation>& found) {
   judge_.now = Clock::now();
+  judge_.exp = s.exp;
+  judge_.restarts = stats.kills;
   recorder_.set_step(s.id);
   if (s.op == Op::Kill) {
     world_.kill_restart();

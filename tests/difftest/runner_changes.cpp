@@ -85,8 +85,8 @@ bool Runner::record(const Touched& t, bool only_unknown) {
   return changed;
 }
 
-void Runner::bound(const Touched& t) {
-  const Tick tick = model_.next_tick();
+void Runner::bound(const Touched& t, int exp) {
+  const Change tick{model_.next_tick(), exp, stats.kills};
   for (const auto& [dir, name] : t.names) model_.obj(dir).names[name].bound(tick);
   for (int id : t.attrs) model_.obj(id).attrs.bound(tick);
   for (int dir : t.listings) model_.obj(dir).listing.bound(tick);
@@ -139,7 +139,7 @@ void Runner::change(const Step& s, int a, int b, std::vector<Violation>& found) 
     return;
   }
   if (r.status == kOk) {
-    bound(t);
+    bound(t, s.exp);
     Problem p = judge_effect(s, a, b, r, from_before == to_before ? -2 : from_before);
     report(p ? p : judge_change_reply(s, a, b, r));
     return;

@@ -2,9 +2,13 @@
 
 #include <algorithm>
 
+#include "tests/difftest/interrupt.h"
+
 namespace difftest {
 
-bool Shrinker::out_of_time() const { return std::chrono::steady_clock::now() - start_ > budget_; }
+bool Shrinker::out_of_time() const {
+  return interrupted() || std::chrono::steady_clock::now() - start_ > budget_;
+}
 
 bool Shrinker::replay_once(std::vector<Step>& steps) {
   ++replays_;

@@ -39,18 +39,23 @@ const std::array<User, kUsers>& users() {
 
 namespace {
 
-std::string origin_url(const std::string& path) {
-  return "nfs://127.0.0.1" + path + "?nfsport=" + std::to_string(kOriginNfsPort) +
-         "&mountport=" + std::to_string(kOriginMountPort);
+/// The origin's ports and nfsgw's (World's constructor says which).
+struct Ports {
+  std::uint16_t origin_nfs, origin_mount, gateway;
+};
+
+std::string origin_url(const std::string& path, const Ports& ports) {
+  return "nfs://127.0.0.1" + path + "?nfsport=" + std::to_string(ports.origin_nfs) +
+         "&mountport=" + std::to_string(ports.origin_mount);
 }
 
 /// Export `i` of configuration `variant` (the variants differ in /short's windows
 /// and in an extra export nobody uses, so a reload has something to apply).
-integ::ExportSettings export_settings(int i, int variant, const std::string& tree) {
+integ::ExportSettings export_settings(int i, int variant, const std::string& tree, const Ports& ports) {
   const ExportDef& d = exports()[static_cast<std::size_t>(i)];
   integ::ExportSettings e;
   e.export_path = d.path;
-  e.origin_url = origin_url(d.subtree ? tree + "/sub" : tree);
+  e.origin_url = origin_url(d.subtree ? tree + "/sub" : tree, ports);
   e.access = d.read_only ? "ro" : "rw";
   e.squash = "none";
   e.upstream_connections = 2;
@@ -67,13 +72,13 @@ integ::ExportSettings export_settings(int i, int variant, const std::string& tre
   return e;
 }
 
-integ::GatewayConfig gateway_config(int variant, const std::string& tree) {
+integ::GatewayConfig gateway_config(int variant, const std::string& tree, const Ports& ports) {
   integ::GatewayConfig cfg;
-  static_cast<integ::ExportSettings&>(cfg) = export_settings(0, variant, tree);
-  cfg.port = kGatewayPort;
-  for (int i = 1; i < kExports; ++i) cfg.extra_exports.push_back(export_settings(i, variant, tree));
+  static_cast<integ::ExportSettings&>(cfg) = export_settings(0, variant, tree, ports);
+  cfg.port = ports.gateway;
+  for (int i = 1; i < kExports; ++i) cfg.extra_exports.push_back(export_settings(i, variant, tree, ports));
   if (variant == 1) {
-    integ::ExportSettings spare = export_settings(0, variant, tree);
+    integ::ExportSettings spare = export_settings(0, variant, tree, ports);
     spare.export_path = "/spare";
     cfg.extra_exports.push_back(spare);
   }
@@ -91,7 +96,11 @@ void must_connect(Nfs3Client& c, std::uint16_t port, const User& u) {
 
 }  // namespace
 
-World::World(std::string work_dir) : work_dir_(std::move(work_dir)) {
+World::World(std::string work_dir, std::uint16_t port_base)
+    : work_dir_(std::move(work_dir)),
+      origin_nfs_port_(port_base),
+      origin_mount_port_(static_cast<std::uint16_t>(port_base + 1)),
+      gateway_port_(static_cast<std::uint16_t>(port_base + 2)) {
   integ::make_dirs(work_dir_);
   for (auto& c : gw_) c = std::make_unique<Nfs3Client>();
   for (auto& c : origin_) c = std::make_unique<Nfs3Client>();
@@ -105,11 +114,11 @@ World::~World() {
 }
 
 void World::start_origin() {
-  origin_server_ = std::make_unique<integ::GaneshaOrigin>(kOriginNfsPort, kOriginMountPort);
+  origin_server_ = std::make_unique<integ::GaneshaOrigin>(origin_nfs_port_, origin_mount_port_);
   origin_server_->start();
   const User root{0, 0, {}, "root"};
-  must_connect(*truth_, kOriginNfsPort, root);
-  for (int u = 0; u < kUsers; ++u) must_connect(origin(u), kOriginNfsPort, users()[static_cast<std::size_t>(u)]);
+  must_connect(*truth_, origin_nfs_port_, root);
+  for (int u = 0; u < kUsers; ++u) must_connect(origin(u), origin_nfs_port_, users()[static_cast<std::size_t>(u)]);
 }
 
 void World::fresh(int round) {
@@ -117,7 +126,7 @@ void World::fresh(int round) {
   const std::string name = "w" + std::to_string(round);
   tree_ = origin_server_->export_dir() + "/" + name;
   std::string error;
-  const Handle top = mount(kOriginMountPort, origin_server_->export_dir(), &error);
+  const Handle top = mount(origin_mount_port_, origin_server_->export_dir(), &error);
   if (top.empty()) throw std::runtime_error("origin MNT: " + error);
   Reply t = truth_->mkdir(top, name, 0777);
   Reply s = t.status == kOk ? truth_->mkdir(t.handle, "sub", 0777) : t;
@@ -130,18 +139,19 @@ void World::fresh(int round) {
   truth_->setattr(origin_sub_, SetAttrs{0777, std::nullopt});
 
   run_dir_ = work_dir_ + "/" + name;
-  gateway_ = std::make_unique<integ::Gateway>(gateway_config(0, tree_), run_dir_);
+  const Ports ports{origin_nfs_port_, origin_mount_port_, gateway_port_};
+  gateway_ = std::make_unique<integ::Gateway>(gateway_config(0, tree_, ports), run_dir_);
   gateway_->start();
   connect_all();
   for (int i = 0; i < kExports; ++i) {
-    gw_roots_[static_cast<std::size_t>(i)] = mount(kGatewayPort, exports()[static_cast<std::size_t>(i)].path, &error);
+    gw_roots_[static_cast<std::size_t>(i)] = mount(gateway_port_, exports()[static_cast<std::size_t>(i)].path, &error);
     if (gw_roots_[static_cast<std::size_t>(i)].empty())
       throw std::runtime_error(std::string("nfsgw MNT ") + exports()[static_cast<std::size_t>(i)].path + ": " + error);
   }
 }
 
 void World::connect_all() {
-  for (int u = 0; u < kUsers; ++u) must_connect(gateway(u), kGatewayPort, users()[static_cast<std::size_t>(u)]);
+  for (int u = 0; u < kUsers; ++u) must_connect(gateway(u), gateway_port_, users()[static_cast<std::size_t>(u)]);
 }
 
 void World::kill_restart() {
@@ -151,8 +161,9 @@ void World::kill_restart() {
 }
 
 void World::reload(int variant, bool sighup) {
+  const Ports ports{origin_nfs_port_, origin_mount_port_, gateway_port_};
   std::ofstream(gateway_->config_path(), std::ios::trunc)
-      << integ::gateway_toml(gateway_config(variant, tree_), gateway_->cache_dir());
+      << integ::gateway_toml(gateway_config(variant, tree_, ports), gateway_->cache_dir());
   if (sighup) {
     ::kill(gateway_->pid(), SIGHUP);
     return;
@@ -167,8 +178,8 @@ void World::finish_run() {
     gateway_.reset();
   }
   if (!run_dir_.empty()) integ::remove_tree(run_dir_);
-  // The old tree goes behind ganesha's back: nothing refers to it any more.
-  if (!tree_.empty()) integ::remove_tree(tree_);
+  // Old trees stay until the origin stops (its directory goes then): removed
+  // behind ganesha's back, one once left ganesha silent for 20 s.
 }
 
 bool World::gateway_running() const { return gateway_ && gateway_->running(); }

@@ -10,7 +10,8 @@
 // Clients: three users with AUTH_SYS credentials of their own (not root, so squash
 // changes nothing), each with a connection to nfsgw and one to the origin, and a
 // root connection to the origin that the oracle asks for the truth.
-// Ports 30300-30302 (docs/difftest.md).
+// Ports N, N+1, N+2 for the origin's NFS and MOUNT and nfsgw; N is --port-base,
+// 30300 by default (docs/difftest.md).
 #pragma once
 
 #include <array>
@@ -29,10 +30,6 @@ class Gateway;
 }  // namespace integ
 
 namespace difftest {
-
-constexpr std::uint16_t kOriginNfsPort = 30300;
-constexpr std::uint16_t kOriginMountPort = 30301;
-constexpr std::uint16_t kGatewayPort = 30302;
 
 struct ExportDef {
   const char* path;
@@ -57,8 +54,9 @@ const std::array<User, kUsers>& users();
 
 class World {
  public:
-  /// Scratch space under `work_dir` (nfsgw's config, cache and log per run).
-  explicit World(std::string work_dir);
+  /// Scratch space under `work_dir` (nfsgw's config, cache and log per run); the
+  /// origin listens on port_base (NFS) and port_base + 1 (MOUNT), nfsgw on port_base + 2.
+  World(std::string work_dir, std::uint16_t port_base);
   ~World();
 
   /// Starts the origin (once per process).
@@ -71,7 +69,7 @@ class World {
   /// Writes configuration variant 0 or 1 and has nfsgw reload it, by `nfsgw reload`
   /// or by SIGHUP (not waited for: calls right after see either configuration).
   void reload(int variant, bool sighup);
-  /// Stops nfsgw (SIGTERM) and removes the run's scratch space and tree.
+  /// Stops nfsgw (SIGTERM) and removes the run's scratch space.
   void finish_run();
 
   Nfs3Client& gateway(int user) { return *gw_[static_cast<std::size_t>(user)]; }
@@ -90,6 +88,7 @@ class World {
   void connect_all();
 
   std::string work_dir_, run_dir_, tree_;
+  std::uint16_t origin_nfs_port_, origin_mount_port_, gateway_port_;
   std::unique_ptr<integ::GaneshaOrigin> origin_server_;
   std::unique_ptr<integ::Gateway> gateway_;
   std::array<std::unique_ptr<Nfs3Client>, kUsers> gw_, origin_;
