@@ -32,7 +32,9 @@
 #        [--write-size 4096] [--connections 4] [--inflight 16] [--restarts 3]
 #        [--walks 3] [--ttl 1h] [--out DIR]
 #
-# Ports (127.0.0.1): origin 25390 (MOUNT 25348), base 25391, new 25392.
+# Ports (127.0.0.1): origin 25390 (MOUNT 25348), base 25391, new 25392; override with
+# COHERENCY_ORIGIN_NFS_PORT, COHERENCY_ORIGIN_MOUNT_PORT, COHERENCY_BASE_PORT,
+# COHERENCY_NEW_PORT. It refuses to start when one of them is taken.
 # Bounded: each bench run by `timeout`, every start by 60-120 s; everything
 # started is stopped on exit, by pid.
 set -euo pipefail
@@ -82,9 +84,16 @@ for b in "$base_bin" "$new_bin" "$bench"; do [ -x "$b" ] || { echo "missing $b" 
 [[ "$duration" =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "--duration: seconds" >&2; exit 2; }
 [[ "$ttl" =~ ^[0-9]+[smh]$ ]] || { echo "--ttl: N followed by s, m or h" >&2; exit 2; }
 
-origin_nfs=25390; origin_mnt=25348
-declare -A port=([base]=25391 [new]=25392) bin=([base]=$base_bin [new]=$new_bin)
+origin_nfs=${COHERENCY_ORIGIN_NFS_PORT:-25390}; origin_mnt=${COHERENCY_ORIGIN_MOUNT_PORT:-25348}
+declare -A port=([base]=${COHERENCY_BASE_PORT:-25391} [new]=${COHERENCY_NEW_PORT:-25392}) bin=([base]=$base_bin [new]=$new_bin)
 targets="base new"
+# A port already taken (another run of this script) would send our calls to someone
+# else's nfsgw or origin: refuse to start instead.
+for p in "$origin_nfs" "$origin_mnt" "${port[base]}" "${port[new]}"; do
+  if (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
+    echo "port $p on 127.0.0.1 is already in use (another run?); set COHERENCY_*_PORT" >&2; exit 1
+  fi
+done
 
 work=$(mktemp -d /tmp/bench-coherency.XXXXXX)
 nfsgw=$new_bin  # bench-lib.sh's default; every start below names its binary
@@ -126,7 +135,7 @@ start_gw() {
   for i in $(seq 600); do
     kill -0 "${pid[$t]}" 2>/dev/null || break
     if timeout 10 "$bench" --url "${url[$t]}" --dir nfsgw-bench --mode null --count 1 --connections 1 \
-         --timeout 5 >/dev/null 2>&1; then
+         --timeout 5 >/dev/null 2>&1 && kill -0 "${pid[$t]}" 2>/dev/null; then
       started_s=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
       return 0
     fi
