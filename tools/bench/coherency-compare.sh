@@ -261,6 +261,9 @@ for rep in $(seq "$reps"); do
     has_mode "$m" || continue
     for t in $order; do run "$rep" "$t" "$m"; done
   done
+  for t in $order; do  # what each did before the kill -9s (a restart starts its counters at 0)
+    timeout 10 "${bin[$t]}" stats --config "${config[$t]}" >"$work/stats-$t-$rep-before-restarts.txt" 2>&1 || true
+  done
   if has_mode restart; then
     for i in $(seq "$restarts"); do
       for t in $order; do
