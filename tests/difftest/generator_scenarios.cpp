@@ -119,16 +119,22 @@ void Generator::kill_after() {
   };
   const Model& m = runner_.model();
   switch (pick(3)) {
-    case 0: {  // a file removed
-      const std::vector<int> files = objects(-1, kReg);
+    case 0: {  // a file removed (of one name: what a second name shows is hard-link's)
+      std::vector<int> files = objects(-1, kReg);
+      std::erase_if(files, [&](int id) { return m.obj(id).attrs.current()->nlink != 1; });
       if (files.empty()) return;
       const int f = any_of(files);
       const auto at = where(m, f);
       const int user = at ? owner(at->first, 0) : 0;
       if (!at || !reach(exp, user, f)) return;
       ask(Op::Getattr, user, label(f));
-      ask(Op::Remove, user, label(at->first), at->second);
-      queue(make(Op::Kill));
+      Step drop = make(Op::Remove);
+      drop.exp = exp;
+      drop.user = user;
+      drop.a = label(at->first);
+      drop.name = at->second;
+      drop.kill_at_once = true;
+      queue(drop);
       ask(Op::Lookup, user, label(at->first), at->second);
       ask(Op::Getattr, user, label(f));
       ask(Op::Readdir, user, label(at->first));
@@ -147,8 +153,8 @@ void Generator::kill_after() {
       made.a = label(d);
       made.name = name;
       made.mode = 0644;
+      made.kill_at_once = true;
       const std::uint32_t file = queue(made);
-      queue(make(Op::Kill));
       ask(Op::Lookup, user, label(d), name);
       ask(Op::Getattr, user, file);
       ask(Op::Readdirplus, user, label(d));
@@ -168,8 +174,8 @@ void Generator::kill_after() {
       chmod.a = label(f);
       chmod.set_mode = true;
       chmod.mode = m.obj(f).type() == kDir ? 0700 : 0600;
+      chmod.kill_at_once = true;
       queue(chmod);
-      queue(make(Op::Kill));
       ask(Op::Getattr, user, label(f));
       ask(Op::Access, (user + 1) % kUsers, label(f));
       return;

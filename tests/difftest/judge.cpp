@@ -58,7 +58,7 @@ const char* reason(const History<V>& h, const Promise& p, const Judge& j, Match 
     if (!match(it->value)) continue;
     if (it->end <= h.bound()) {
       const Change& c = h.last_change();
-      return j.restarts > c.restarts ? kBeforeRestart : j.exp != c.exp ? kBeforeOtherExport : kBeforeChange;
+      return j.exp != c.exp ? kBeforeOtherExport : j.restarts > c.restarts ? kBeforeRestart : kBeforeChange;
     }
     return p.kind == Promise::Kind::Strict ? kNotNow : kPastWindow;
   }

@@ -20,9 +20,9 @@ struct Verdict {
 };
 
 // Why an answer is not allowed: it equals a version the origin held, but
-constexpr const char* kBeforeChange = "older than a change made through nfsgw";
+constexpr const char* kBeforeChange = "older than a change made through this export";
 constexpr const char* kBeforeOtherExport = "older than a change made through another export";
-constexpr const char* kBeforeRestart = "older than a change made through nfsgw before its kill -9";
+constexpr const char* kBeforeRestart = "older than a change made through this export before a kill -9";
 constexpr const char* kPastWindow = "older than the export's window";
 constexpr const char* kNotNow = "not what the origin says now (strict)";
 constexpr const char* kOutside = "\"..\" at the export root is not the root";

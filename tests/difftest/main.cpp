@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <map>
 #include <stdexcept>
+#include <utility>
 
 #include "tests/difftest/generator.h"
 #include "tests/difftest/interrupt.h"
@@ -98,6 +99,16 @@ Stats run_seed(std::uint64_t seed, const Options& o, Runner& runner, const std::
         "(tests/difftest/starting_tree.cpp), from %zu; %d replays, %.0f s:\n%s",
         kind.c_str(), (unsigned long long)seed, r.steps.size(), at.second, r.replays, r.seconds, steps.c_str());
     std::printf("  which fails with:\n%s", indented(seen.kind.empty() ? r.violation.detail : seen.detail).c_str());
+    // A kill -9 in the sequence may only be there because the kind names it.
+    std::vector<Step> no_kills = r.steps;
+    std::erase_if(no_kills, [](const Step& s) { return s.op == Op::Kill; });
+    bool kills = no_kills.size() < r.steps.size();
+    for (Step& s : no_kills) kills |= std::exchange(s.kill_at_once, false);
+    if (kills) {
+      const auto without = shrinker.first_violation(no_kills);
+      std::printf("difftest: without its kill -9 steps the sequence %s\n",
+                  without ? ("fails with \"" + without->kind + "\"").c_str() : "passes: the kills are needed");
+    }
     std::fflush(stdout);
   }
   return done;

@@ -93,7 +93,7 @@ class Runner {
   Touched touched_by(const Step& s, int a, int b) const;
   /// Records the touched keys; true when any changed.
   bool record(const Touched& t, bool only_unknown);
-  void bound(const Touched& t, int exp);
+  void bound(const Touched& t, int exp, std::uint64_t restarts);
   Problem judge_effect(const Step& s, int a, int b, const Reply& r, Binding before_from);
   Problem judge_change_reply(const Step& s, int a, int b, const Reply& r);
 

@@ -85,8 +85,8 @@ bool Runner::record(const Touched& t, bool only_unknown) {
   return changed;
 }
 
-void Runner::bound(const Touched& t, int exp) {
-  const Change tick{model_.next_tick(), exp, stats.kills};
+void Runner::bound(const Touched& t, int exp, std::uint64_t restarts) {
+  const Change tick{model_.next_tick(), exp, restarts};
   for (const auto& [dir, name] : t.names) model_.obj(dir).names[name].bound(tick);
   for (int id : t.attrs) model_.obj(id).attrs.bound(tick);
   for (int dir : t.listings) model_.obj(dir).listing.bound(tick);
@@ -121,6 +121,12 @@ void Runner::change(const Step& s, int a, int b, std::vector<Violation>& found) 
     record(t, false);
     return;
   }
+  // The change's answers are judged as the restart's: the bound keeps the count before.
+  const std::uint64_t restarts = stats.kills;
+  if (s.kill_at_once) {
+    world_.kill_restart();
+    ++stats.kills;
+  }
   const bool changed = record(t, false);
   if (s.at_origin) {
     ++stats.origin_changes;
@@ -139,7 +145,7 @@ void Runner::change(const Step& s, int a, int b, std::vector<Violation>& found) 
     return;
   }
   if (r.status == kOk) {
-    bound(t, s.exp);
+    bound(t, s.exp, restarts);
     Problem p = judge_effect(s, a, b, r, from_before == to_before ? -2 : from_before);
     report(p ? p : judge_change_reply(s, a, b, r));
     return;

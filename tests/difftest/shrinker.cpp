@@ -16,12 +16,15 @@ bool Shrinker::replay_once(std::vector<Step>& steps) {
   std::vector<Violation> found;
   for (const Step& s : setup_) runner_.run(s, found);
   found.clear();
-  for (std::size_t i = 0; i < steps.size(); ++i) {
-    runner_.run(steps[i], found);
+  // A step the runner skipped changed nothing in this replay: a failing replay
+  // stays one without it (nor is what came after the failure needed).
+  std::vector<Step> ran;
+  for (const Step& s : steps) {
+    if (runner_.run(s, found)) ran.push_back(s);
     for (const Violation& v : found) {
       if (v.kind != kind_) continue;
       last_ = v;
-      steps.resize(i + 1);  // what came after the failure is not needed
+      steps = std::move(ran);
       return true;
     }
     found.clear();
@@ -96,6 +99,22 @@ std::string Shrinker::show(const std::vector<Step>& steps, const std::string& ki
     found.clear();
   }
   return out;
+}
+
+}  // namespace difftest
+
+namespace difftest {
+
+std::optional<Violation> Shrinker::first_violation(const std::vector<Step>& steps) {
+  runner_.begin();
+  std::vector<Violation> found;
+  for (const Step& s : setup_) runner_.run(s, found);
+  found.clear();
+  for (const Step& s : steps) {
+    runner_.run(s, found);
+    if (!found.empty()) return found.front();
+  }
+  return std::nullopt;
 }
 
 }  // namespace difftest

@@ -4,10 +4,12 @@
 // steps by delta debugging (ddmin: chunks of halving size, then single steps)
 // until no step can go or the time bound is reached. Steps whose objects or
 // handles a shorter sequence does not make are skipped by the runner, so a
-// removed step takes what depended on it along.
+// removed step takes what depended on it along; a failing replay drops the steps
+// it skipped.
 #pragma once
 
 #include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,8 +39,13 @@ class Shrinker {
   /// (object paths as they are then) and the violation it ends with, if any.
   std::string show(const std::vector<Step>& steps, const std::string& kind, Violation* seen);
 
+  /// Replays `steps` once from a fresh state; the first violation, if any. Used
+  /// to see whether a shrunk sequence's kill -9 steps are needed for its failure.
+  std::optional<Violation> first_violation(const std::vector<Step>& steps);
+
  private:
-  /// Whether `steps` fails with `kind_`; the sequence is cut after the failing step.
+  /// Whether `steps` fails with `kind_`; if so, `steps` becomes the steps that ran
+  /// up to the failing one.
   bool fails(std::vector<Step>& steps);
   bool replay_once(std::vector<Step>& steps);
   bool out_of_time() const;

@@ -67,6 +67,7 @@ std::string describe(const Step& s, const std::function<std::string(std::uint32_
     case Op::Read: out += " at " + std::to_string(s.offset) + ", " + std::to_string(s.count) + " bytes"; break;
     default: break;
   }
+  if (s.kill_at_once) out += ", then KILL -9 + restart at once";
   return out;
 }
 

@@ -40,6 +40,7 @@ struct Step {
   std::string data;                   // WRITE's bytes, SYMLINK's target
   int variant = 0;                    // Reload: the configuration variant
   bool sighup = false;                // Reload: by signal rather than `nfsgw reload`
+  bool kill_at_once = false;          // a change through nfsgw: kill -9 as its reply arrives
 
   bool changes() const { return op >= Op::Create && op <= Op::Write; }
 };
