@@ -14,6 +14,14 @@
 //                  cached, the second name removed (or replaced) through nfsgw
 //                  without a LOOKUP, the file's attributes asked again;
 //   dotdot         listings and ".." at the root of /sub and below it.
+//   stale-read     a file's attributes cached through /rw, /ro or /sub (no READ),
+//                  the file rewritten at the origin from offset 0, longer than it
+//                  was, then READ through that export (only with --scenario: the
+//                  fault it shows is still open, docs/difftest.md);
+//   same-file-rename  a second name made at the origin for a file in its folder,
+//                  the folder listed through /rw, one name renamed onto the
+//                  other through /rw (POSIX: nothing happens), the folder listed
+//                  through /rw and /strict (only with --scenario, as stale-read).
 // Choices read the model and the export views (what exists, which handles are
 // held) but never change them; the same seed on the same answers gives the same
 // steps.
@@ -79,6 +87,8 @@ class Generator {
   void two_exports();
   void hard_link();
   void dotdot();
+  void stale_read();
+  void same_file_rename();
 
   Rng rng_;
   const Runner& runner_;

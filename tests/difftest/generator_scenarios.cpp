@@ -43,7 +43,7 @@ bool Generator::reach(int exp, int user, int id) {
 
 const std::vector<std::string>& scenario_names() {
   static const std::vector<std::string> names = {"strict-lookup", "two-exports", "hard-link", "dotdot",
-                                                 "kill-after"};
+                                                 "kill-after", "stale-read", "same-file-rename"};
   return names;
 }
 
@@ -55,6 +55,8 @@ void Generator::scenario() {
   const auto only = std::find(names.begin(), names.end(), options_.only);
   switch (only != names.end() ? static_cast<int>(only - names.begin()) : which(rng_)) {
     case 4: kill_after(); break;
+    case 5: stale_read(); break;
+    case 6: same_file_rename(); break;
     case 0: strict_lookup(); break;
     case 1: two_exports(); break;
     case 2: hard_link(); break;
@@ -63,6 +65,9 @@ void Generator::scenario() {
 }
 
 namespace {
+std::uint64_t size_of_file(const Model& m, int id) {
+  return m.obj(id).alive() ? m.obj(id).attrs.current()->size : 0;
+}
 /// A file's folder and name now, from the tree's root.
 std::optional<std::pair<int, std::string>> where(const Model& m, int id) {
   const auto path = m.walk(m.by_label(kTreeLabel), id);
@@ -327,4 +332,85 @@ void Generator::dotdot() {
   ask(Op::Lookup, d, "..");
 }
 
+}  // namespace difftest
+
+namespace difftest {
+// A file's attributes cached through a ttl export (no READ, so no block of that
+// version is cached), the file rewritten at the origin from offset 0 with more
+// bytes than it had (new content and a new size), then READ through that export.
+void Generator::stale_read() {
+  const std::vector<int> choices = {0, 1, 3};  // /rw, /ro, /sub: ttl 1 h
+  const int exp = any_of(choices);
+  const Model& m = runner_.model();
+  std::vector<int> files = objects(-1, kReg);
+  std::erase_if(files, [&](int id) { return !m.walk(runner_.view(exp).root(), id) || size_of_file(m, id) == 0; });
+  if (files.empty()) return;
+  const int f = any_of(files);
+  const int user = owner(f, 0);
+  if (!reach(exp, user, f)) return;
+  Step get = make(Op::Getattr);
+  get.exp = exp;
+  get.user = user;
+  get.a = label(f);
+  queue(get);
+  Step w = make(Op::Write);
+  w.at_origin = true;
+  w.user = user;
+  w.a = label(f);
+  w.offset = 0;
+  w.data.assign(static_cast<std::size_t>(size_of_file(m, f) + 100), 'R');
+  queue(w);
+  Step r = make(Op::Read);
+  r.exp = exp;
+  r.user = user;
+  r.a = label(f);
+  r.offset = 0;
+  r.count = 4096;
+  queue(r);
+}
+}  // namespace difftest
+
+namespace difftest {
+// Two names of one file in one folder (the second made at the origin), the folder
+// listed through /rw, one name renamed onto the other through /rw (POSIX: nothing
+// happens, both names stay), the folder listed and the old name looked up again.
+void Generator::same_file_rename() {
+  const Model& m = runner_.model();
+  std::vector<int> files = objects(-1, kReg);
+  if (files.empty()) return;
+  const int f = any_of(files);
+  const auto at = where(m, f);
+  if (!at) return;
+  const int d = at->first;
+  const int user = owner(d, 0);
+  const std::string second = free_name(d);
+  if (second == at->second) return;
+  if (!reach(0, user, d) || !reach(2, user, d)) return;
+  Step link = make(Op::Link);
+  link.at_origin = true;
+  link.user = user;
+  link.a = label(f);
+  link.b = label(d);
+  link.name = second;
+  queue(link);
+  auto ask = [&](int exp, Op op, const std::string& name = "") {
+    Step s = make(op);
+    s.exp = exp;
+    s.user = user;
+    s.a = label(d);
+    s.name = name;
+    queue(s);
+  };
+  ask(0, Op::Readdir);
+  Step mv = make(Op::Rename);
+  mv.exp = 0;
+  mv.user = user;
+  mv.a = mv.b = label(d);
+  mv.name = at->second;
+  mv.name2 = second;
+  queue(mv);
+  ask(0, Op::Readdir);
+  ask(2, Op::Readdir);
+  ask(0, Op::Lookup, at->second);
+}
 }  // namespace difftest

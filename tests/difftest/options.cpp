@@ -15,7 +15,8 @@ const char* usage() {
          "Drives nfsgw with random NFSv3 calls against an nfs-ganesha origin and checks every\n"
          "answer against what each export promises (docs/difftest.md). --calls and --seconds\n"
          "bound each seed's run; P is a probability per step. --scenario mixes in only that\n"
-         "scenario (strict-lookup, two-exports, hard-link, dotdot, kill-after). Exit 1 on a\n"
+         "scenario (strict-lookup, two-exports, hard-link, dotdot, kill-after, stale-read,\n"
+         "same-file-rename). Exit 1 on a\n"
          "violation, 2 when the set-up fails. --stop-on stops (and shrinks) only at a violation\n"
          "whose kind contains TEXT; --keep-going never stops and shrinks the first of each kind.\n"
          "--port-base N: the origin listens on N and N+1, nfsgw on N+2 (default 30300).\n";
@@ -84,7 +85,7 @@ Options parse_options(int argc, char** argv, std::string& error) {
         o.generator.only = value();
         const auto& names = scenario_names();
         if (std::find(names.begin(), names.end(), o.generator.only) == names.end())
-          throw std::invalid_argument("--scenario: one of strict-lookup, two-exports, hard-link, dotdot, kill-after");
+          throw std::invalid_argument("--scenario: one of strict-lookup, two-exports, hard-link, dotdot, kill-after, stale-read, same-file-rename");
       } else if (flag == "--nfsgw") {
         o.nfsgw = value();
       } else if (flag == "--stop-on") {
