@@ -136,8 +136,8 @@ int main(int argc, char** argv) {
   }
   std::printf("difftest: nfsgw %s; seeds %zu, at most %llu calls and %.0f s each; ports %u-%u\n", bin->c_str(),
               o.seeds.size(), (unsigned long long)o.calls, o.seconds, unsigned{o.port_base}, o.port_base + 2u);
+  World world("/tmp/difftest-" + std::to_string(::getpid()), o.port_base);
   try {
-    World world("/tmp/difftest-" + std::to_string(::getpid()), o.port_base);
     world.start_origin();
     Runner runner(world);
     runner.verbose = o.verbose;
@@ -154,7 +154,8 @@ int main(int argc, char** argv) {
     if (interrupted()) std::printf("difftest: interrupted\n");
     return total.violations ? 1 : interrupted() ? 2 : 0;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "nfsgw-difftest: %s\n", e.what());
+    std::fprintf(stderr, "nfsgw-difftest: %s\nthe end of ganesha's log:\n%s\nthe end of nfsgw's log:\n%s\n", e.what(),
+                 world.origin_log_tail().c_str(), world.gateway_log_tail().c_str());
     return 2;
   }
 }

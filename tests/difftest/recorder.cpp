@@ -1,16 +1,23 @@
 #include "tests/difftest/recorder.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <stdexcept>
 
 #include "tests/difftest/world.h"
 
 namespace difftest {
 
-Reply Recorder::checked(Reply r, const char* what) {
-  ++origin_calls_;
-  if (!r.transport_ok) throw std::runtime_error(std::string("the origin did not answer ") + what + ": " + r.error);
-  return r;
+template <typename Call>
+Reply Recorder::ask(const char* what, Call call) {
+  for (int attempt = 1;; ++attempt) {
+    ++origin_calls_;
+    Reply r = call();
+    if (r.transport_ok) return r;
+    if (attempt == 3) throw std::runtime_error(std::string("the origin did not answer ") + what + ": " + r.error);
+    std::fprintf(stderr, "difftest: the origin did not answer %s (%s); connecting again\n", what, r.error.c_str());
+    world_.reconnect_origin();
+  }
 }
 
 bool Recorder::record_attr(int id, const AttrValue& v) {
@@ -21,7 +28,7 @@ bool Recorder::record_attr(int id, const AttrValue& v) {
 }
 
 bool Recorder::attr(int id) {
-  const Reply r = checked(world_.truth().getattr(model_.obj(id).origin), "GETATTR");
+  const Reply r = ask("GETATTR", [&] { return world_.truth().getattr(model_.obj(id).origin); });
   if (r.status == kStale) return record_attr(id, std::nullopt);
   if (r.status != kOk || !r.attr) throw std::runtime_error(std::string("origin GETATTR: ") + status_name(r.status));
   return record_attr(id, r.attr);
@@ -30,11 +37,11 @@ bool Recorder::attr(int id) {
 void Recorder::learn_perms(int id, const Attr& a) {
   for (int u = 0; u < kUsers; ++u) {
     if (model_.perms.bits(a, u)) continue;
-    const Reply r = checked(world_.origin(u).access(model_.obj(id).origin, integ::kAccessAll), "ACCESS");
+    const Reply r = ask("ACCESS", [&] { return world_.origin(u).access(model_.obj(id).origin, integ::kAccessAll); });
     if (r.status != kOk) return;  // gone meanwhile: learnt with another object
     std::uint32_t bits = r.access;
     if (a.type == kReg) {
-      const Reply read = checked(world_.origin(u).read(model_.obj(id).origin, 0, 1), "READ");
+      const Reply read = ask("READ", [&] { return world_.origin(u).read(model_.obj(id).origin, 0, 1); });
       if (read.status != kOk && read.status != kAcces) return;
       if (read.status == kOk) bits |= kMayRead;
     }
@@ -45,7 +52,7 @@ void Recorder::learn_perms(int id, const Attr& a) {
 void Recorder::target(int id) {
   Obj& o = model_.obj(id);
   if (o.target) return;
-  const Reply r = checked(world_.truth().readlink(o.origin), "READLINK");
+  const Reply r = ask("READLINK", [&] { return world_.truth().readlink(o.origin); });
   if (r.status == kOk) o.target = r.data;
 }
 
@@ -67,10 +74,11 @@ int Recorder::object(const Handle& origin, const std::string& made_as, const std
 }
 
 bool Recorder::binding(int dir, const std::string& name) {
-  const Reply r = checked(world_.truth().lookup(model_.obj(dir).origin, name), "LOOKUP");
+  const Reply r = ask("LOOKUP", [&] { return world_.truth().lookup(model_.obj(dir).origin, name); });
   Binding b = kNoName;
   if (r.status == kOk) {
-    b = object(r.handle, model_.obj(dir).made_as + "/" + name, r.attr);
+    const std::string& in = model_.obj(dir).made_as;
+    b = object(r.handle, in.empty() ? name : in + "/" + name, r.attr);
     if (r.attr) record_attr(b, r.attr);
   } else if (r.status != kNoent && r.status != kStale && r.status != kNotdir) {
     throw std::runtime_error(std::string("origin LOOKUP \"") + name + "\": " + status_name(r.status));
@@ -79,7 +87,7 @@ bool Recorder::binding(int dir, const std::string& name) {
 }
 
 bool Recorder::listing(int dir) {
-  const Reply r = checked(world_.truth().readdir(model_.obj(dir).origin), "READDIR");
+  const Reply r = ask("READDIR", [&] { return world_.truth().readdir(model_.obj(dir).origin); });
   if (r.status != kOk) return false;  // gone (or no longer a directory): nothing listed
   Listing l;
   for (const Entry& e : r.entries) l.emplace_back(e.name, e.fileid);
@@ -89,7 +97,7 @@ bool Recorder::listing(int dir) {
 
 bool Recorder::bytes(int id) {
   // The tester's files stay far below 1 MiB: one READ is the whole file.
-  const Reply r = checked(world_.truth().read(model_.obj(id).origin, 0, 1u << 20), "READ");
+  const Reply r = ask("READ", [&] { return world_.truth().read(model_.obj(id).origin, 0, 1u << 20); });
   if (r.status != kOk) return false;
   return model_.obj(id).bytes.record(r.data, model_.next_tick(), Clock::now());
 }

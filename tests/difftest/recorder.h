@@ -40,7 +40,11 @@ class Recorder {
   /// the table does not know yet.
   void learn_perms(int id, const Attr& a);
   void target(int id);
-  Reply checked(Reply r, const char* what);
+  /// `call(client)` on the origin, asked again (after connecting again) when the
+  /// origin does not answer: ganesha has been seen to stall for 20 s. Throws after
+  /// three tries.
+  template <typename Call>
+  Reply ask(const char* what, Call call);
 
   Model& model_;
   World& world_;

@@ -17,6 +17,7 @@ std::string summary(const Reply& r) {
   if (!r.transport_ok) return "no answer (" + r.error + ")";
   s << status_name(r.status);
   if (r.attr) s << ", attributes " << *r.attr;
+  if (r.dir_attr) s << ", directory attributes " << *r.dir_attr;
   if (r.status == kOk && !r.entries.empty()) {
     s << ", entries {";
     for (const Entry& e : r.entries) s << e.name << ":" << e.fileid << " ";
@@ -66,6 +67,11 @@ void Runner::question(const Step& s, int id, std::vector<Violation>& found) {
   if (!p) return;
   Reply o = send(world_.origin(s.user), s, model_.obj(id).origin, {});
   ++stats.origin_calls;
+  if (!o.transport_ok) {  // ganesha stalls now and then: once more
+    world_.reconnect_origin();
+    o = send(world_.origin(s.user), s, model_.obj(id).origin, {});
+    ++stats.origin_calls;
+  }
   if (o.transport_ok && same_answer(s, id, r, o)) {
     ++stats.model_errors;
     if (verbose)
@@ -95,9 +101,12 @@ Runner::Problem Runner::judge_question(const Step& s, int id, const Reply& r) {
     return judge_.some_version(p, id, user, seen,
                                [=](const Attr&, std::uint32_t b) { return ((b & bit) != 0) == granted; });
   };
-  auto not_dir = [&](const std::string& seen) {
-    return judge_.some_version(p, id, user, seen, [](const Attr& a, std::uint32_t) { return a.type != kDir; });
+  // Whether some allowed version of the object is (or is not) of `type`.
+  auto of_type = [&](const std::string& seen, std::uint32_t type, bool is) {
+    return judge_.some_version(p, id, user, seen,
+                               [=](const Attr& a, std::uint32_t) { return (a.type == type) == is; });
   };
+  auto not_dir = [&](const std::string& seen) { return of_type(seen, kDir, false); };
   if (r.status == kStale) return judge_part(op + " STALE", judge_.maybe_gone(p, id));
   // Any other answer says the object exists.
   if (Problem f = judge_part(op + " answered for a removed object",
@@ -119,10 +128,13 @@ Runner::Problem Runner::judge_question(const Step& s, int id, const Reply& r) {
       return attrs_of(id, r.attr, "attributes");
     }
     case Op::Readlink:
+      if (r.status == kInval) return judge_part("READLINK INVAL", of_type("INVAL", kLnk, false));
       if (r.status != kOk) break;
       if ((found = judge_part("READLINK target", judge_.target(id, r.data)))) return found;
       return attrs_of(id, r.attr, "attributes");
     case Op::Read:
+      if (r.status == kIsdir) return judge_part("READ ISDIR", of_type("ISDIR", kDir, true));
+      if (r.status == kInval) return judge_part("READ INVAL", of_type("INVAL", kReg, false));
       if (r.status == kAcces) return judge_part("READ ACCES", bits("ACCES", kMayRead, false));
       if (r.status != kOk) break;
       if ((found = judge_part("READ data", judge_.bytes(p, id, s.offset, r.data, r.eof)))) return found;

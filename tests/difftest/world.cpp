@@ -8,6 +8,7 @@
 
 #include "tests/support/nfsgw_process.h"
 #include "tests/support/origin.h"
+#include "tests/support/process.h"
 #include "tests/support/temp_dir.h"
 
 namespace difftest {
@@ -102,7 +103,12 @@ World::World(std::string work_dir, std::uint16_t port_base)
       origin_mount_port_(static_cast<std::uint16_t>(port_base + 1)),
       gateway_port_(static_cast<std::uint16_t>(port_base + 2)) {
   integ::make_dirs(work_dir_);
-  for (auto& c : gw_) c = std::make_unique<Nfs3Client>();
+  for (auto& c : gw_) {
+    c = std::make_unique<Nfs3Client>();
+    // Longer than nfsgw's own origin_timeout (60 s): an origin that is slow to
+    // answer is not taken for an nfsgw that does not answer.
+    c->timeout_ms = 120000;
+  }
   for (auto& c : origin_) c = std::make_unique<Nfs3Client>();
   truth_ = std::make_unique<Nfs3Client>();
 }
@@ -116,6 +122,10 @@ World::~World() {
 void World::start_origin() {
   origin_server_ = std::make_unique<integ::GaneshaOrigin>(origin_nfs_port_, origin_mount_port_);
   origin_server_->start();
+  reconnect_origin();
+}
+
+void World::reconnect_origin() {
   const User root{0, 0, {}, "root"};
   must_connect(*truth_, origin_nfs_port_, root);
   for (int u = 0; u < kUsers; ++u) must_connect(origin(u), origin_nfs_port_, users()[static_cast<std::size_t>(u)]);
@@ -187,6 +197,12 @@ bool World::gateway_running() const { return gateway_ && gateway_->running(); }
 std::string World::gateway_log_tail(std::size_t bytes) const {
   if (!gateway_) return "";
   const std::string log = gateway_->log();
+  return log.size() > bytes ? log.substr(log.size() - bytes) : log;
+}
+
+std::string World::origin_log_tail(std::size_t bytes) const {
+  // GaneshaOrigin's fixed layout: /tmp/integ-origin-<nfs port>/state.
+  const std::string log = integ::read_file("/tmp/integ-origin-" + std::to_string(origin_nfs_port_) + "/state/ganesha.log");
   return log.size() > bytes ? log.substr(log.size() - bytes) : log;
 }
 

@@ -61,6 +61,8 @@ class World {
 
   /// Starts the origin (once per process).
   void start_origin();
+  /// Connects the origin's clients again, after one went unanswered.
+  void reconnect_origin();
   /// A fresh tree T (and T/sub) at the origin and a fresh nfsgw (new cache dir)
   /// showing it; connects every client and mounts every export. Throws on failure.
   void fresh(int round);
@@ -82,6 +84,7 @@ class World {
   const Handle& origin_sub() const { return origin_sub_; }
   bool gateway_running() const;
   std::string gateway_log_tail(std::size_t bytes = 4000) const;
+  std::string origin_log_tail(std::size_t bytes = 4000) const;
   const std::string& tree_path() const { return tree_; }
 
  private:
