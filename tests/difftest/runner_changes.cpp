@@ -46,8 +46,11 @@ Runner::Touched Runner::touched_by(const Step& s, int a, int b) const {
     add(t.attrs, dir);
     add(t.listings, dir);
     add(t.names, dir, name);
-    // The object behind the name: removed, replaced, or (EXIST) left alone.
-    add(t.attrs, bound_to(dir, name));
+    // The object behind the name: removed, replaced, or (EXIST) left alone; a
+    // folder removed loses its ".." too (the origin answers NOENT for it then).
+    const int victim = bound_to(dir, name);
+    add(t.attrs, victim);
+    if (victim >= 0 && model_.obj(victim).names.count("..")) add(t.names, victim, "..");
   }
   switch (s.op) {
     case Op::Rename: {
