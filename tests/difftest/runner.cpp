@@ -6,7 +6,6 @@
 namespace difftest {
 
 Stats& Stats::operator+=(const Stats& o) {
-  steps += o.steps;
   skipped += o.skipped;
   calls += o.calls;
   checks += o.checks;
@@ -22,7 +21,6 @@ Stats& Stats::operator+=(const Stats& o) {
 
 Stats Stats::operator-(const Stats& o) const {
   Stats d = *this;
-  d.steps -= o.steps;
   d.skipped -= o.skipped;
   d.calls -= o.calls;
   d.checks -= o.checks;
@@ -64,7 +62,6 @@ bool Runner::run(const Step& s, std::vector<Violation>& found) {
   if (s.op == Op::Kill) {
     world_.kill_restart();
     ++stats.kills;
-    ++stats.steps;
     return true;
   }
   if (s.op == Op::Reload) {
@@ -75,7 +72,6 @@ bool Runner::run(const Step& s, std::vector<Violation>& found) {
       ++stats.violations;
     }
     ++stats.reloads;
-    ++stats.steps;
     return true;
   }
   const int a = model_.by_label(s.a);
@@ -86,7 +82,6 @@ bool Runner::run(const Step& s, std::vector<Violation>& found) {
     ++stats.skipped;
     return false;
   }
-  ++stats.steps;
   const std::size_t before = found.size();
   if (s.changes()) {
     change(s, a, b, found);

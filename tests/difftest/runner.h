@@ -36,7 +36,7 @@ struct Violation {
 };
 
 struct Stats {
-  std::uint64_t steps = 0, skipped = 0, calls = 0, checks = 0, violations = 0, kills = 0, reloads = 0,
+  std::uint64_t skipped = 0, calls = 0, checks = 0, violations = 0, kills = 0, reloads = 0,
                 origin_changes = 0, origin_calls = 0, model_gaps = 0, model_errors = 0;
   Stats& operator+=(const Stats& o);
   Stats operator-(const Stats& o) const;

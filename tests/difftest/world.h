@@ -39,7 +39,6 @@ struct ExportDef {
 };
 
 constexpr int kExports = 6;
-constexpr int kSubExport = 3;
 /// The exports, with the promise the oracle holds each to (the longest window of
 /// either reload variant).
 const std::array<ExportDef, kExports>& exports();
@@ -85,7 +84,6 @@ class World {
   bool gateway_running() const;
   std::string gateway_log_tail(std::size_t bytes = 4000) const;
   std::string origin_log_tail(std::size_t bytes = 4000) const;
-  const std::string& tree_path() const { return tree_; }
 
  private:
   void connect_all();
