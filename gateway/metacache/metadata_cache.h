@@ -178,8 +178,11 @@ class MetadataCache final : public Nfs3Program {
   /// origin is asked with one LOOKUP as the caller, and a cached child that differs
   /// is named too; only an immutable export answers from a current cached lookup
   /// (nothing changes its tree behind nfsgw). Empty when the name is absent.
-  Awaitable<std::vector<nfs3::FileHandle>> named_objects(const CallContext& ctx, const nfs3::FileHandle& dir,
-                                                         const std::string& name);
+  struct Named {
+    std::optional<nfs3::FileHandle> now;  // what the name stands for now, when it exists
+    std::vector<nfs3::FileHandle> all;    // every object whose records must go
+  };
+  Awaitable<Named> named_objects(const CallContext& ctx, const nfs3::FileHandle& dir, const std::string& name);
 
   // FSINFO, PATHCONF, FSSTAT (metadata_cache_fs.cpp).
   template <typename Res, typename Args>

@@ -70,10 +70,9 @@ void MetadataCache::put_absent(const nfs3::FileHandle& dir, std::uint64_t gen,
                                   cache::LookupRecord{false, {}, gen, windows_.negative_expiry()});
 }
 
-Awaitable<std::vector<nfs3::FileHandle>> MetadataCache::named_objects(const CallContext& ctx,
-                                                                       const nfs3::FileHandle& dir,
-                                                                       const std::string& name) {
-  std::vector<nfs3::FileHandle> out;
+Awaitable<MetadataCache::Named> MetadataCache::named_objects(const CallContext& ctx, const nfs3::FileHandle& dir,
+                                                             const std::string& name) {
+  Named out;
   auto rec = co_await find<cache::LookupRecord>(store_, name_key(dir, name));
   // Only an immutable export may trust its cached lookup: anywhere else the name
   // may have been given to another object on the origin inside the window, and
@@ -83,7 +82,10 @@ Awaitable<std::vector<nfs3::FileHandle>> MetadataCache::named_objects(const Call
     AttrPtr d = co_await attrs_.cached(dir);
     if (d && windows_.fresh_attr(*d) && rec->dir_gen == d->gen &&
         (rec->exists || windows_.fresh_negative(rec->expires))) {
-      if (rec->exists) out.push_back(rec->child);
+      if (rec->exists) {
+        out.now = rec->child;
+        out.all.push_back(rec->child);
+      }
       co_return out;
     }
   }
@@ -91,8 +93,11 @@ Awaitable<std::vector<nfs3::FileHandle>> MetadataCache::named_objects(const Call
   count(Proc::Lookup, ExportCounters::OriginCalls);
   nfs3::LookupArgs args{nfs3::DirOpArgs{dir, name}};
   const nfs3::LookupRes found = co_await next_.lookup(ctx, std::move(args));
-  if (found.status == Status::Ok) out.push_back(found.object);
-  if (rec && rec->exists && !(found.status == Status::Ok && found.object == rec->child)) out.push_back(rec->child);
+  if (found.status == Status::Ok) {
+    out.now = found.object;
+    out.all.push_back(found.object);
+  }
+  if (rec && rec->exists && !(out.now && *out.now == rec->child)) out.all.push_back(rec->child);
   co_return out;
 }
 
@@ -183,7 +188,7 @@ Awaitable<nfs3::RemoveRes> MetadataCache::unlink_name(
     Awaitable<nfs3::RemoveRes> (Nfs3Program::*method)(const CallContext&, nfs3::RemoveArgs)) {
   count(proc, ExportCounters::OriginCalls);
   const nfs3::DirOpArgs what = args.object;
-  const auto victims = co_await named_objects(ctx, what.dir, what.name);
+  const std::vector<nfs3::FileHandle> victims = (co_await named_objects(ctx, what.dir, what.name)).all;
   std::vector<nfs3::FileHandle> touched = victims;
   touched.push_back(what.dir);
   const JournalScope noted = co_await note_change(touched);
@@ -205,11 +210,12 @@ Awaitable<nfs3::RmdirRes> MetadataCache::rmdir(const CallContext& ctx, nfs3::Rmd
 Awaitable<nfs3::RenameRes> MetadataCache::rename(const CallContext& ctx, nfs3::RenameArgs args) {
   count(Proc::Rename, ExportCounters::OriginCalls);
   const nfs3::DirOpArgs from = args.from, to = args.to;
-  const auto from_objects = co_await named_objects(ctx, from.dir, from.name);
-  const auto replaced = co_await named_objects(ctx, to.dir, to.name);
-  // The object moved, when exactly one is known: its new name can be cached.
-  std::optional<nfs3::FileHandle> moved;
-  if (from_objects.size() == 1) moved = from_objects.front();
+  const Named from_named = co_await named_objects(ctx, from.dir, from.name);
+  const Named to_named = co_await named_objects(ctx, to.dir, to.name);
+  const std::vector<nfs3::FileHandle>& from_objects = from_named.all;
+  const std::vector<nfs3::FileHandle>& replaced = to_named.all;
+  // The object moved: its new name can be cached.
+  const std::optional<nfs3::FileHandle> moved = from_named.now;
   std::optional<std::uint64_t> fileid;
   if (moved) {
     if (AttrPtr a = co_await attrs_.cached(*moved)) fileid = a->attr.fileid;
@@ -224,7 +230,7 @@ Awaitable<nfs3::RenameRes> MetadataCache::rename(const CallContext& ctx, nfs3::R
   if (res.gateway_status) co_return res;
   // Two names of one object: the origin renames nothing and both names stay
   // (POSIX), so nothing is edited in place. Found by nfsgw-difftest.
-  const bool same_object = moved && replaced.size() == 1 && replaced.front() == *moved;
+  const bool same_object = moved && to_named.now && *to_named.now == *moved;
   if (res.status != Status::Ok || same_object) {
     co_await learn_wcc(from.dir, res.fromdir_wcc, seq);
     if (!(to.dir == from.dir)) co_await learn_wcc(to.dir, res.todir_wcc, seq);

@@ -16,12 +16,11 @@
 //   dotdot         listings and ".." at the root of /sub and below it.
 //   stale-read     a file's attributes cached through /rw, /ro or /sub (no READ),
 //                  the file rewritten at the origin from offset 0, longer than it
-//                  was, then READ through that export (only with --scenario: the
-//                  fault it shows is still open, docs/difftest.md);
+//                  was, then READ through that export;
 //   same-file-rename  a second name made at the origin for a file in its folder,
 //                  the folder listed through /rw, one name renamed onto the
 //                  other through /rw (POSIX: nothing happens), the folder listed
-//                  through /rw and /strict (only with --scenario, as stale-read).
+//                  through /rw and /strict.
 // Choices read the model and the export views (what exists, which handles are
 // held) but never change them; the same seed on the same answers gives the same
 // steps.
@@ -67,6 +66,8 @@ class Generator {
   std::vector<int> objects(int exp, std::uint32_t type) const;
   std::string name_in(int dir);  // mostly a name that exists there
   std::string free_name(int dir);
+  /// Whether `name` in `dir` is the root of an export (never removed or renamed).
+  bool is_export_root(int dir, const std::string& name) const;
   std::uint32_t label(int id) const;
   int alive_objects() const;
 
