@@ -61,6 +61,12 @@ std::string Generator::name_in(int dir) {
   return kNames[static_cast<std::size_t>(pick(static_cast<int>(kNames.size())))];
 }
 
+bool Generator::is_export_root(int dir, const std::string& name) const {
+  // T/sub is /sub's root: an administrator does not remove or move an exported
+  // folder, and nfsgw finds its export's root by path again when it restarts.
+  return dir == runner_.model().by_label(kTreeLabel) && name == "sub";
+}
+
 std::string Generator::free_name(int dir) {
   std::vector<std::string> free;
   const auto& names = runner_.model().obj(dir).names;
@@ -193,14 +199,14 @@ bool Generator::change(Step& s, int exp) {
     case 5:
       s.op = Op::Rmdir;
       s.name = name_in(dir);
-      return true;
+      return !is_export_root(dir, s.name);
     case 6: {
       s.op = Op::Rename;
       s.name = name_in(dir);
       const int to = any_of(dirs);
       s.b = label(to);
       s.name2 = chance(0.5) ? free_name(to) : name_in(to);
-      return true;
+      return !is_export_root(dir, s.name) && !is_export_root(to, s.name2);
     }
     case 7: {
       const int id = any_of(any);
