@@ -72,8 +72,9 @@ void ChangeJournal::begin(const std::vector<ObjectKey>& objects, std::function<v
     if (e.durable) continue;
     wait = true;
     if (e.active == 1) {
-      // New (or being written for another change: then already queued, but a
-      // second queueing is harmless and keeps this simple).
+      // Nobody else waits for it: queue it. (With other changes still active it is
+      // queued or being written already; after a failed write it is queued again
+      // by the first change that finds it unused.)
       to_write_.push_back(std::move(k));
       ++counts_.noted;
     }
@@ -86,6 +87,19 @@ void ChangeJournal::begin(const std::vector<ObjectKey>& objects, std::function<v
   waiting_.push_back(std::move(durable));
   lock.unlock();
   wake_.notify_one();
+}
+
+bool ChangeJournal::try_begin(const std::vector<ObjectKey>& objects) {
+  std::lock_guard lock(mu_);
+  std::vector<Entry*> found;
+  found.reserve(objects.size());
+  for (const auto& o : objects) {
+    auto it = entries_.find(codec::object_prefix(o));
+    if (it == entries_.end() || !it->second.durable) return false;
+    found.push_back(&it->second);
+  }
+  for (Entry* e : found) ++e->active;
+  return true;
 }
 
 void ChangeJournal::end(const std::vector<ObjectKey>& objects) {

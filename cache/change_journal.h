@@ -81,6 +81,9 @@ class ChangeJournal {
   /// every one of them is written down and synced. Each note() must be followed by
   /// one end() of the same objects.
   void begin(const std::vector<ObjectKey>& objects, std::function<void()> durable);
+  /// begin() without waiting, when every object is still written down (a stream
+  /// of changes to one file): true when begun, false (nothing begun) otherwise.
+  bool try_begin(const std::vector<ObjectKey>& objects);
   /// The change has ended and taught the store what it learnt (its writes are
   /// queued in the store): the objects may be crossed out after `linger`.
   void end(const std::vector<ObjectKey>& objects);

@@ -551,41 +551,36 @@ Awaitable<nfs3::LinkRes> HandleTranslator::link(const CallContext& ctx, nfs3::Li
   co_return co_await scope.route->e.downstream->link(scope.ctx, std::move(args));
 }
 
-Awaitable<nfs3::ReaddirRes> HandleTranslator::readdir(const CallContext& ctx,
-                                                      nfs3::ReaddirArgs a) {
-  nfs3::ReaddirArgs args = std::move(a);
+template <typename Res, typename Args>
+Awaitable<Res> HandleTranslator::list_dir(const CallContext& ctx, Args args, std::uint32_t Args::*reply_limit,
+                                          Awaitable<Res> (Nfs3Program::*method)(const CallContext&, Args)) {
   Scope scope;
   Status s = enter(ctx, args.dir, scope);
   if (scope.root_pending) s = co_await finish_enter(scope, args.dir);
-  if (s != Status::Ok) co_return failure<nfs3::ReaddirRes>(s);
+  if (s != Status::Ok) co_return failure<Res>(s);
   const FileHandle dir = args.dir;
-  const std::uint32_t count = args.count;
-  nfs3::ReaddirRes res = co_await scope.route->e.downstream->readdir(scope.ctx, std::move(args));
+  const std::uint32_t limit = args.*reply_limit;
+  Res res = co_await (scope.route->e.downstream->*method)(scope.ctx, std::move(args));
   if (res.status != Status::Ok) co_return res;
-  co_await keep_dotdot_inside(scope, dir, res);
-  fit_reply(res, count);  // the client's count, whoever filled the page
+  const bool inside = co_await keep_dotdot_inside(scope, dir, res);
+  if constexpr (std::is_same_v<Res, nfs3::ReaddirplusRes>) {
+    for (auto& entry : res.entries) {
+      if (inside && entry.name == "..") continue;  // already the gateway's
+      if (entry.name_handle) *entry.name_handle = outward(scope, *entry.name_handle, entry.name_attributes);
+    }
+  }
+  // The client's limit, whoever filled the page (gateway handles are longer than
+  // the origin's: a READDIRPLUS page may no longer fit).
+  fit_reply(res, limit);
   co_return res;
 }
 
-Awaitable<nfs3::ReaddirplusRes> HandleTranslator::readdirplus(const CallContext& ctx,
-                                                              nfs3::ReaddirplusArgs a) {
-  nfs3::ReaddirplusArgs args = std::move(a);
-  Scope scope;
-  Status s = enter(ctx, args.dir, scope);
-  if (scope.root_pending) s = co_await finish_enter(scope, args.dir);
-  if (s != Status::Ok) co_return failure<nfs3::ReaddirplusRes>(s);
-  const FileHandle dir = args.dir;
-  const std::uint32_t maxcount = args.maxcount;
-  nfs3::ReaddirplusRes res = co_await scope.route->e.downstream->readdirplus(scope.ctx, std::move(args));
-  if (res.status != Status::Ok) co_return res;
-  const bool inside = co_await keep_dotdot_inside(scope, dir, res);
-  for (auto& entry : res.entries) {
-    if (inside && entry.name == "..") continue;  // already the gateway's
-    if (entry.name_handle) *entry.name_handle = outward(scope, *entry.name_handle, entry.name_attributes);
-  }
-  // Gateway handles are longer than the origin's: the page may no longer fit.
-  fit_reply(res, maxcount);
-  co_return res;
+Awaitable<nfs3::ReaddirRes> HandleTranslator::readdir(const CallContext& ctx, nfs3::ReaddirArgs a) {
+  return list_dir(ctx, std::move(a), &nfs3::ReaddirArgs::count, &Nfs3Program::readdir);
+}
+
+Awaitable<nfs3::ReaddirplusRes> HandleTranslator::readdirplus(const CallContext& ctx, nfs3::ReaddirplusArgs a) {
+  return list_dir(ctx, std::move(a), &nfs3::ReaddirplusArgs::maxcount, &Nfs3Program::readdirplus);
 }
 
 Awaitable<nfs3::FsstatRes> HandleTranslator::fsstat(const CallContext& ctx,

@@ -173,6 +173,11 @@ class HandleTranslator final : public Nfs3Program {
   Awaitable<nfs3::CreateRes> make_object(
       const CallContext& ctx, Args args,
       Awaitable<nfs3::CreateRes> (Nfs3Program::*method)(const CallContext&, Args));
+  /// READDIR, READDIRPLUS: ".." kept inside the export, handles made the
+  /// gateway's, the reply cut to the client's `reply_limit` (count, maxcount).
+  template <typename Res, typename Args>
+  Awaitable<Res> list_dir(const CallContext& ctx, Args args, std::uint32_t Args::*reply_limit,
+                          Awaitable<Res> (Nfs3Program::*method)(const CallContext&, Args));
   /// REMOVE, RMDIR: a directory handle and a name.
   template <typename Args>
   Awaitable<nfs3::RemoveRes> unlink_name(

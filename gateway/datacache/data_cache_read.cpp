@@ -190,14 +190,12 @@ Awaitable<DataCache::Fetched> DataCache::fetch_block(CallContext ctx, nfs3::File
   // was decided with (cut to the old size they mix two), so the READ goes to the
   // origin instead. Found by nfsgw-difftest (docs/difftest.md).
   if (!unchanged) co_return Fetched{};
-  {
-    try {
-      auto put = store_block(fh, stamp, index, bytes);
-      co_await std::move(put);
-      store_worked();
-    } catch (const cache::BlockStoreError& e) {
-      store_failed(e);  // the bytes are good: answered, just not kept
-    }
+  try {
+    auto put = store_block(fh, stamp, index, bytes);
+    co_await std::move(put);
+    store_worked();
+  } catch (const cache::BlockStoreError& e) {
+    store_failed(e);  // the bytes are good: answered, just not kept
   }
   co_return Fetched{std::move(bytes), std::nullopt};
 }

@@ -37,16 +37,13 @@ class JournalScope {
   std::vector<cache::ObjectKey> objects_;
 };
 
-/// Writes `objects` down before a change of them is sent; no journal: nothing to
-/// wait for. Not a coroutine (see store_await.h on GCC 12 and temporaries).
+/// Writes `objects` down in `journal` before a change of them is sent, resuming
+/// once they are durable. Not a coroutine (see store_await.h on GCC 12 and
+/// temporaries).
 inline Awaitable<JournalScope> journal_begin(cache::ChangeJournal* journal, std::vector<cache::ObjectKey> objects) {
   return boost::asio::async_initiate<const boost::asio::use_awaitable_t<>&, void(JournalScope)>(
       [journal](auto handler, std::vector<cache::ObjectKey> objs) {
         auto ex = boost::asio::get_associated_executor(handler);
-        if (journal == nullptr) {
-          boost::asio::post(ex, [h = std::move(handler)]() mutable { std::move(h)(JournalScope{}); });
-          return;
-        }
         auto h = std::make_shared<decltype(handler)>(std::move(handler));
         auto scope = std::make_shared<JournalScope>(journal, objs);
         journal->begin(objs, [h, scope, ex]() mutable {

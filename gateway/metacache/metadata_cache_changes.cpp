@@ -19,6 +19,9 @@ Awaitable<JournalScope> MetadataCache::note_change(const std::vector<nfs3::FileH
   std::vector<cache::ObjectKey> keys;
   keys.reserve(objects.size());
   for (const auto& o : objects) keys.push_back(key(o));
+  // Still written down by an earlier change (a stream of WRITEs): no hop through
+  // the journal's thread.
+  if (journal_->try_begin(keys)) co_return JournalScope(journal_, std::move(keys));
   auto begun = journal_begin(journal_, std::move(keys));
   co_return co_await std::move(begun);
 }

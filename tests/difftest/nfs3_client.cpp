@@ -1,4 +1,5 @@
 #include "tests/difftest/nfs3_client.h"
+#include "tests/support/raw_nfs_values.h"
 
 // clang-format off
 #include <nfsc/libnfs.h>
@@ -16,47 +17,11 @@
 namespace difftest {
 namespace {
 
-nfs_fh3 fh3(const Handle& h) {
-  nfs_fh3 fh{};
-  fh.data.data_len = static_cast<u_int>(h.size());
-  fh.data.data_val = const_cast<char*>(reinterpret_cast<const char*>(h.data()));
-  return fh;
-}
-
-Handle to_handle(const nfs_fh3& fh) { return Handle(fh.data.data_val, fh.data.data_val + fh.data.data_len); }
-
-Attr to_attr(const fattr3& a) {
-  Attr f;
-  f.type = a.type;
-  f.mode = a.mode;
-  f.nlink = a.nlink;
-  f.uid = a.uid;
-  f.gid = a.gid;
-  f.size = a.size;
-  f.fileid = a.fileid;
-  f.mtime_sec = a.mtime.seconds;
-  f.mtime_nsec = a.mtime.nseconds;
-  f.ctime_sec = a.ctime.seconds;
-  f.ctime_nsec = a.ctime.nseconds;
-  return f;
-}
-
-std::optional<Attr> post_op(const post_op_attr& a) {
-  if (!a.attributes_follow) return std::nullopt;
-  return to_attr(a.post_op_attr_u.attributes);
-}
-
-Handle post_op_handle(const post_op_fh3& fh) {
-  return fh.handle_follows ? to_handle(fh.post_op_fh3_u.handle) : Handle{};
-}
-
-/// Names live as long as the call's arguments: libnfs encodes them before returning.
-diropargs3 dirop(const Handle& dir, std::string& name) {
-  diropargs3 d{};
-  d.dir = fh3(dir);
-  d.name = name.data();
-  return d;
-}
+// Conversions of libnfs's structures: tests/support/raw_nfs_values.h.
+using integ::as_dirop;
+using integ::as_fh3;
+using integ::to_fattr;
+using integ::to_handle;
 
 void set_mode(sattr3& s, std::uint32_t mode) {
   s.mode.set_it = 1;
@@ -174,66 +139,66 @@ Reply Nfs3Client::call(const char* what, Decode decode, Send send, void* extra) 
 
 Reply Nfs3Client::getattr(const Handle& h) {
   GETATTR3args a{};
-  a.object = fh3(h);
+  a.object = as_fh3(h);
   return call("GETATTR", [](void* d, Reply& r, void*) {
     auto* res = static_cast<GETATTR3res*>(d);
     r.status = res->status;
-    if (res->status == NFS3_OK) r.attr = to_attr(res->GETATTR3res_u.resok.obj_attributes);
+    if (res->status == NFS3_OK) r.attr = to_fattr(res->GETATTR3res_u.resok.obj_attributes);
   }, [&](rpc_context* rpc, rpc_cb cb, void* p) { return rpc_nfs3_getattr_async(rpc, cb, &a, p); });
 }
 
 Reply Nfs3Client::lookup(const Handle& dir, const std::string& name) {
   std::string n = name;
   LOOKUP3args a{};
-  a.what = dirop(dir, n);
+  a.what = as_dirop(dir, n);
   return call("LOOKUP", [](void* d, Reply& r, void*) {
     auto* res = static_cast<LOOKUP3res*>(d);
     r.status = res->status;
     if (res->status == NFS3_OK) {
       const auto& ok = res->LOOKUP3res_u.resok;
       r.handle = to_handle(ok.object);
-      r.attr = post_op(ok.obj_attributes);
-      r.dir_attr = post_op(ok.dir_attributes);
+      r.attr = to_fattr(ok.obj_attributes);
+      r.dir_attr = to_fattr(ok.dir_attributes);
     } else {
-      r.dir_attr = post_op(res->LOOKUP3res_u.resfail.dir_attributes);
+      r.dir_attr = to_fattr(res->LOOKUP3res_u.resfail.dir_attributes);
     }
   }, [&](rpc_context* rpc, rpc_cb cb, void* p) { return rpc_nfs3_lookup_async(rpc, cb, &a, p); });
 }
 
 Reply Nfs3Client::access(const Handle& h, std::uint32_t bits) {
   ACCESS3args a{};
-  a.object = fh3(h);
+  a.object = as_fh3(h);
   a.access = bits;
   return call("ACCESS", [](void* d, Reply& r, void*) {
     auto* res = static_cast<ACCESS3res*>(d);
     r.status = res->status;
     if (res->status == NFS3_OK) {
-      r.attr = post_op(res->ACCESS3res_u.resok.obj_attributes);
+      r.attr = to_fattr(res->ACCESS3res_u.resok.obj_attributes);
       r.access = res->ACCESS3res_u.resok.access;
     } else {
-      r.attr = post_op(res->ACCESS3res_u.resfail.obj_attributes);
+      r.attr = to_fattr(res->ACCESS3res_u.resfail.obj_attributes);
     }
   }, [&](rpc_context* rpc, rpc_cb cb, void* p) { return rpc_nfs3_access_async(rpc, cb, &a, p); });
 }
 
 Reply Nfs3Client::readlink(const Handle& h) {
   READLINK3args a{};
-  a.symlink = fh3(h);
+  a.symlink = as_fh3(h);
   return call("READLINK", [](void* d, Reply& r, void*) {
     auto* res = static_cast<READLINK3res*>(d);
     r.status = res->status;
     if (res->status == NFS3_OK) {
-      r.attr = post_op(res->READLINK3res_u.resok.symlink_attributes);
+      r.attr = to_fattr(res->READLINK3res_u.resok.symlink_attributes);
       if (res->READLINK3res_u.resok.data) r.data = res->READLINK3res_u.resok.data;
     } else {
-      r.attr = post_op(res->READLINK3res_u.resfail.symlink_attributes);
+      r.attr = to_fattr(res->READLINK3res_u.resfail.symlink_attributes);
     }
   }, [&](rpc_context* rpc, rpc_cb cb, void* p) { return rpc_nfs3_readlink_async(rpc, cb, &a, p); });
 }
 
 Reply Nfs3Client::read(const Handle& h, std::uint64_t offset, std::uint32_t count) {
   READ3args a{};
-  a.file = fh3(h);
+  a.file = as_fh3(h);
   a.offset = offset;
   a.count = count;
   return call("READ", [](void* d, Reply& r, void*) {
@@ -241,11 +206,11 @@ Reply Nfs3Client::read(const Handle& h, std::uint64_t offset, std::uint32_t coun
     r.status = res->status;
     if (res->status == NFS3_OK) {
       const auto& ok = res->READ3res_u.resok;
-      r.attr = post_op(ok.file_attributes);
+      r.attr = to_fattr(ok.file_attributes);
       r.data.assign(ok.data.data_val, ok.data.data_len);
       r.eof = ok.eof != 0;
     } else {
-      r.attr = post_op(res->READ3res_u.resfail.file_attributes);
+      r.attr = to_fattr(res->READ3res_u.resfail.file_attributes);
     }
   }, [&](rpc_context* rpc, rpc_cb cb, void* p) { return rpc_nfs3_read_async(rpc, cb, &a, p); });
 }
@@ -266,7 +231,7 @@ const post_op_attr& fail_dir_attr(const READDIR3res& r) { return r.READDIR3res_u
 const post_op_attr& fail_dir_attr(const READDIRPLUS3res& r) { return r.READDIRPLUS3res_u.resfail.dir_attributes; }
 Entry to_entry(const entry3& e) { return {e.name, e.fileid, {}, std::nullopt}; }
 Entry to_entry(const entryplus3& e) {
-  return {e.name, e.fileid, post_op_handle(e.name_handle), post_op(e.name_attributes)};
+  return {e.name, e.fileid, to_handle(e.name_handle), to_fattr(e.name_attributes)};
 }
 
 /// Decodes one page of a listing into the reply, and where to go on into `extra`
@@ -276,11 +241,11 @@ void decode_page(void* d, Reply& r, void* extra) {
   const auto& res = *static_cast<const Res*>(d);
   r.status = res.status;
   if (res.status != NFS3_OK) {
-    r.dir_attr = post_op(fail_dir_attr(res));
+    r.dir_attr = to_fattr(fail_dir_attr(res));
     return;
   }
   const auto& ok = ok_of(res);
-  r.dir_attr = post_op(ok.dir_attributes);
+  r.dir_attr = to_fattr(ok.dir_attributes);
   auto& next = *static_cast<PageState*>(extra);
   std::memcpy(next.verf, ok.cookieverf, NFS3_COOKIEVERFSIZE);
   // libnfs places list entries only 4-byte aligned: copy each before reading it.
@@ -302,7 +267,7 @@ Reply Nfs3Client::listing(const char* what, const Handle& dir, Args args, Send s
   PageState at;
   for (int page = 0; page < kMaxPages; ++page) {
     Args a = args;
-    a.dir = fh3(dir);
+    a.dir = as_fh3(dir);
     a.cookie = at.cookie;
     std::memcpy(a.cookieverf, at.verf, NFS3_COOKIEVERFSIZE);
     PageState next;
@@ -344,25 +309,25 @@ template <typename Res>
 void decode_made(Reply& r, const Res& res, const auto& ok, const auto& fail) {
   r.status = res.status;
   if (res.status == NFS3_OK) {
-    r.handle = post_op_handle(ok.obj);
-    r.attr = post_op(ok.obj_attributes);
-    r.dir_attr = post_op(ok.dir_wcc.after);
+    r.handle = to_handle(ok.obj);
+    r.attr = to_fattr(ok.obj_attributes);
+    r.dir_attr = to_fattr(ok.dir_wcc.after);
   } else {
-    r.dir_attr = post_op(fail.dir_wcc.after);
+    r.dir_attr = to_fattr(fail.dir_wcc.after);
   }
 }
 
 /// REMOVE and RMDIR reply alike: the directory's attributes after.
 void decode_unlinked(Reply& r, nfsstat3 status, const wcc_data& ok, const wcc_data& fail) {
   r.status = status;
-  r.dir_attr = post_op(status == NFS3_OK ? ok.after : fail.after);
+  r.dir_attr = to_fattr(status == NFS3_OK ? ok.after : fail.after);
 }
 }  // namespace
 
 Reply Nfs3Client::create(const Handle& dir, const std::string& name, std::uint32_t mode) {
   std::string n = name;
   CREATE3args a{};
-  a.where = dirop(dir, n);
+  a.where = as_dirop(dir, n);
   a.how.mode = GUARDED;
   set_mode(a.how.createhow3_u.obj_attributes, mode);
   return call("CREATE", [](void* d, Reply& r, void*) {
@@ -374,7 +339,7 @@ Reply Nfs3Client::create(const Handle& dir, const std::string& name, std::uint32
 Reply Nfs3Client::mkdir(const Handle& dir, const std::string& name, std::uint32_t mode) {
   std::string n = name;
   MKDIR3args a{};
-  a.where = dirop(dir, n);
+  a.where = as_dirop(dir, n);
   set_mode(a.attributes, mode);
   return call("MKDIR", [](void* d, Reply& r, void*) {
     auto* res = static_cast<MKDIR3res*>(d);
@@ -385,7 +350,7 @@ Reply Nfs3Client::mkdir(const Handle& dir, const std::string& name, std::uint32_
 Reply Nfs3Client::symlink(const Handle& dir, const std::string& name, const std::string& target) {
   std::string n = name, t = target;
   SYMLINK3args a{};
-  a.where = dirop(dir, n);
+  a.where = as_dirop(dir, n);
   a.symlink.symlink_data = t.data();
   return call("SYMLINK", [](void* d, Reply& r, void*) {
     auto* res = static_cast<SYMLINK3res*>(d);
@@ -396,7 +361,7 @@ Reply Nfs3Client::symlink(const Handle& dir, const std::string& name, const std:
 Reply Nfs3Client::remove(const Handle& dir, const std::string& name) {
   std::string n = name;
   REMOVE3args a{};
-  a.object = dirop(dir, n);
+  a.object = as_dirop(dir, n);
   return call("REMOVE", [](void* d, Reply& r, void*) {
     auto* res = static_cast<REMOVE3res*>(d);
     decode_unlinked(r, res->status, res->REMOVE3res_u.resok.dir_wcc, res->REMOVE3res_u.resfail.dir_wcc);
@@ -406,7 +371,7 @@ Reply Nfs3Client::remove(const Handle& dir, const std::string& name) {
 Reply Nfs3Client::rmdir(const Handle& dir, const std::string& name) {
   std::string n = name;
   RMDIR3args a{};
-  a.object = dirop(dir, n);
+  a.object = as_dirop(dir, n);
   return call("RMDIR", [](void* d, Reply& r, void*) {
     auto* res = static_cast<RMDIR3res*>(d);
     decode_unlinked(r, res->status, res->RMDIR3res_u.resok.dir_wcc, res->RMDIR3res_u.resfail.dir_wcc);
@@ -417,37 +382,37 @@ Reply Nfs3Client::rename(const Handle& from_dir, const std::string& from, const 
                          const std::string& to) {
   std::string f = from, t = to;
   RENAME3args a{};
-  a.from = dirop(from_dir, f);
-  a.to = dirop(to_dir, t);
+  a.from = as_dirop(from_dir, f);
+  a.to = as_dirop(to_dir, t);
   return call("RENAME", [](void* d, Reply& r, void*) {
     auto* res = static_cast<RENAME3res*>(d);
     r.status = res->status;
     const auto& w = res->status == NFS3_OK ? res->RENAME3res_u.resok.fromdir_wcc : res->RENAME3res_u.resfail.fromdir_wcc;
     const auto& w2 = res->status == NFS3_OK ? res->RENAME3res_u.resok.todir_wcc : res->RENAME3res_u.resfail.todir_wcc;
-    r.dir_attr = post_op(w.after);
-    r.dir2_attr = post_op(w2.after);
+    r.dir_attr = to_fattr(w.after);
+    r.dir2_attr = to_fattr(w2.after);
   }, [&](rpc_context* rpc, rpc_cb cb, void* p) { return rpc_nfs3_rename_async(rpc, cb, &a, p); });
 }
 
 Reply Nfs3Client::link(const Handle& file, const Handle& dir, const std::string& name) {
   std::string n = name;
   LINK3args a{};
-  a.file = fh3(file);
-  a.link = dirop(dir, n);
+  a.file = as_fh3(file);
+  a.link = as_dirop(dir, n);
   return call("LINK", [](void* d, Reply& r, void*) {
     auto* res = static_cast<LINK3res*>(d);
     r.status = res->status;
     const auto& file_attr = res->status == NFS3_OK ? res->LINK3res_u.resok.file_attributes
                                                    : res->LINK3res_u.resfail.file_attributes;
     const auto& w = res->status == NFS3_OK ? res->LINK3res_u.resok.linkdir_wcc : res->LINK3res_u.resfail.linkdir_wcc;
-    r.attr = post_op(file_attr);
-    r.dir_attr = post_op(w.after);
+    r.attr = to_fattr(file_attr);
+    r.dir_attr = to_fattr(w.after);
   }, [&](rpc_context* rpc, rpc_cb cb, void* p) { return rpc_nfs3_link_async(rpc, cb, &a, p); });
 }
 
 Reply Nfs3Client::setattr(const Handle& h, const SetAttrs& what) {
   SETATTR3args a{};
-  a.object = fh3(h);
+  a.object = as_fh3(h);
   if (what.mode) set_mode(a.new_attributes, *what.mode);
   if (what.size) {
     a.new_attributes.size.set_it = 1;
@@ -456,7 +421,7 @@ Reply Nfs3Client::setattr(const Handle& h, const SetAttrs& what) {
   return call("SETATTR", [](void* d, Reply& r, void*) {
     auto* res = static_cast<SETATTR3res*>(d);
     r.status = res->status;
-    r.attr = post_op(res->status == NFS3_OK ? res->SETATTR3res_u.resok.obj_wcc.after
+    r.attr = to_fattr(res->status == NFS3_OK ? res->SETATTR3res_u.resok.obj_wcc.after
                                             : res->SETATTR3res_u.resfail.obj_wcc.after);
   }, [&](rpc_context* rpc, rpc_cb cb, void* p) { return rpc_nfs3_setattr_async(rpc, cb, &a, p); });
 }
@@ -464,7 +429,7 @@ Reply Nfs3Client::setattr(const Handle& h, const SetAttrs& what) {
 Reply Nfs3Client::write(const Handle& h, std::uint64_t offset, const std::string& data) {
   std::string bytes = data;
   WRITE3args a{};
-  a.file = fh3(h);
+  a.file = as_fh3(h);
   a.offset = offset;
   a.count = static_cast<count3>(bytes.size());
   a.stable = FILE_SYNC;
@@ -473,7 +438,7 @@ Reply Nfs3Client::write(const Handle& h, std::uint64_t offset, const std::string
   return call("WRITE", [](void* d, Reply& r, void*) {
     auto* res = static_cast<WRITE3res*>(d);
     r.status = res->status;
-    r.attr = post_op(res->status == NFS3_OK ? res->WRITE3res_u.resok.file_wcc.after
+    r.attr = to_fattr(res->status == NFS3_OK ? res->WRITE3res_u.resok.file_wcc.after
                                             : res->WRITE3res_u.resfail.file_wcc.after);
   }, [&](rpc_context* rpc, rpc_cb cb, void* p) { return rpc_nfs3_write_async(rpc, cb, &a, p); });
 }

@@ -1,4 +1,5 @@
 #include "tests/support/raw_nfs.h"
+#include "tests/support/raw_nfs_values.h"
 
 // clang-format off
 #include <nfsc/libnfs.h>
@@ -25,43 +26,6 @@ struct Pending {
   bool done = false;
   Out out;
 };
-
-nfs_fh3 as_fh3(const Handle& h) {
-  nfs_fh3 fh{};
-  fh.data.data_len = static_cast<u_int>(h.size());
-  fh.data.data_val = const_cast<char*>(reinterpret_cast<const char*>(h.data()));
-  return fh;
-}
-
-RawFattr to_fattr(const fattr3& a) {
-  RawFattr f;
-  f.type = a.type;
-  f.mode = a.mode;
-  f.nlink = a.nlink;
-  f.uid = a.uid;
-  f.gid = a.gid;
-  f.size = a.size;
-  f.fileid = a.fileid;
-  f.mtime_sec = a.mtime.seconds;
-  f.mtime_nsec = a.mtime.nseconds;
-  f.ctime_sec = a.ctime.seconds;
-  f.ctime_nsec = a.ctime.nseconds;
-  return f;
-}
-
-std::optional<RawFattr> to_fattr(const post_op_attr& a) {
-  if (!a.attributes_follow) return std::nullopt;
-  return to_fattr(a.post_op_attr_u.attributes);
-}
-
-Handle to_handle(const nfs_fh3& fh) { return Handle(fh.data.data_val, fh.data.data_val + fh.data.data_len); }
-
-diropargs3 as_dirop(const Handle& dir, std::string& name) {
-  diropargs3 d{};
-  d.dir = as_fh3(dir);
-  d.name = name.data();
-  return d;
-}
 
 void record_transport(RawStatus& out, rpc_context* rpc, int status, void* data) {
   out.transport_ok = status == RPC_STATUS_SUCCESS;

@@ -127,6 +127,24 @@ TEST_F(JournalTest, AnObjectStillWrittenDownCostsNoSecondSync) {
   EXPECT_EQ(written_down(*kv), 0u);
 }
 
+TEST_F(JournalTest, TryBeginBeginsOnlyWhatIsStillWrittenDown) {
+  ChangeJournal j(*kv, store, options());
+  EXPECT_FALSE(j.try_begin({object(1)}));  // not written down: begin() must write it
+  begin_and_wait(j, {object(1)});
+  EXPECT_FALSE(j.try_begin({object(1), object(2)}));  // one of them is not
+  EXPECT_TRUE(j.try_begin({object(1)}));
+  EXPECT_EQ(j.counts().syncs, 1u);
+  j.end({object(1)});
+  // The change begun by try_begin keeps it written down past its linger.
+  clock.advance(5000);
+  j.cross_out_now(false);
+  EXPECT_EQ(written_down(*kv), 1u);
+  j.end({object(1)});
+  clock.advance(1000);  // its own linger
+  j.cross_out_now(false);
+  EXPECT_EQ(written_down(*kv), 0u);
+}
+
 TEST_F(JournalTest, AChangeBegunWhileCrossedOutIsWrittenDownAgain) {
   ChangeJournal j(*kv, store, options());
   begin_and_wait(j, {object(1)});
