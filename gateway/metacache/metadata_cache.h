@@ -151,6 +151,9 @@ class MetadataCache final : public Nfs3Program {
   /// After a change of `dir` with `wcc`: applies `edit` to the cached listing and
   /// lookups in place when the pre-op attributes match the cache, then learns the
   /// post-op attributes.
+  /// After a change whose effect on `dir`'s names is not known: what depends on
+  /// them is dropped, and the attributes the reply gives are kept.
+  Awaitable<void> entries_unknown(const nfs3::FileHandle& dir, const nfs3::WccData& wcc, std::uint64_t seq);
   Awaitable<void> dir_changed(const nfs3::FileHandle& dir, const nfs3::WccData& wcc, std::uint64_t seq,
                               const std::function<void(std::uint64_t gen, const cache::ListingRecord*)>& edit);
   Awaitable<void> learn_wcc(const nfs3::FileHandle& fh, const nfs3::WccData& wcc, std::uint64_t seq);
@@ -181,6 +184,10 @@ class MetadataCache final : public Nfs3Program {
   struct Named {
     std::optional<nfs3::FileHandle> now;  // what the name stands for now, when it exists
     std::vector<nfs3::FileHandle> all;    // every object whose records must go
+    /// The origin said what the name stands for (an object or NOENT), or the
+    /// cache may trust its own lookup. False when the LOOKUP was refused or not
+    /// answered: then the change's effect on the names is not known either.
+    bool known = false;
   };
   Awaitable<Named> named_objects(const CallContext& ctx, const nfs3::FileHandle& dir, const std::string& name);
 

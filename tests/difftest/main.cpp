@@ -64,7 +64,9 @@ Stats run_seed(std::uint64_t seed, const Options& o, Runner& runner, const std::
   while (runner.stats.calls - before.calls < o.calls && elapsed() < o.seconds && !interrupted()) {
     const Step s = gen.next();
     found.clear();
-    if (!runner.run(s, found)) continue;
+    const bool did = runner.run(s, found);
+    if (o.verbose) std::printf("  %9.3f %s%s\n", elapsed(), describe(s, name).c_str(), did ? "" : "   (skipped)");
+    if (!did) continue;
     ran.push_back(s);
     bool stop = false;
     for (const Violation& v : found) {

@@ -119,7 +119,12 @@ std::string Runner::object_name(std::uint32_t label) const {
   const int id = model_.by_label(label);
   if (id < 0) return "<not made>";
   const int tree = model_.by_label(kTreeLabel);
-  return "[" + model_.path(tree, id) + "]";
+  std::string name = "[" + model_.path(tree, id) + "]";
+  // With --verbose, names carry the object's fileid, to follow one object
+  // across moves.
+  const Obj& o = model_.obj(id);
+  if (verbose && o.attrs.known() && o.attrs.current()) name += "#" + std::to_string(o.attrs.current()->fileid);
+  return name;
 }
 
 void Runner::gap(const std::string& what) {

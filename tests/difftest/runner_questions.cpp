@@ -163,7 +163,14 @@ Runner::Problem Runner::judge_question(const Step& s, int id, const Reply& r) {
       if (r.status == kAcces) return judge_part(op + " ACCES", bits("ACCES", integ::kAccessRead, false));
       if (r.status != kOk) break;
       const bool at_root = id == view(s.exp).root();
-      if ((found = judge_part(op + " listing", judge_.listing(p, id, listing_of(r), at_root)))) return found;
+      if ((found = judge_part(op + " listing", judge_.listing(p, id, listing_of(r), at_root)))) {
+        if (r.dir_attr) {
+          std::ostringstream with;
+          with << "nfsgw's directory attributes: " << *r.dir_attr << "\n";
+          found.detail += with.str();
+        }
+        return found;
+      }
       if ((found = judge_part(op + " permission", bits("OK", integ::kAccessRead, true)))) return found;
       if ((found = attrs_of(id, r.dir_attr, "directory attributes"))) return found;
       return s.op == Op::Readdirplus ? judge_entries(s, id, r) : Problem{};

@@ -250,7 +250,12 @@ void FakeOrigin::reset_calls() {
 
 void FakeOrigin::fail(Proc p, std::size_t times, Status status) {
   std::lock_guard lock(mu_);
-  failures_[idx(p)] = Failure{times, status};
+  failures_[idx(p)] = Failure{0, times, status, true};
+}
+
+void FakeOrigin::fail_later(Proc p, std::size_t after, std::size_t times, Status status, bool made_up) {
+  std::lock_guard lock(mu_);
+  failures_[idx(p)] = Failure{after, times, status, made_up};
 }
 
 template <typename Res, typename Compute>
@@ -260,11 +265,14 @@ Awaitable<Res> FakeOrigin::serve(Proc p, Compute compute) {
     std::lock_guard lock(mu_);
     ++calls_[idx(p)];
     Failure& f = failures_[idx(p)];
-    if (f.times > 0) {
+    if (f.after > 0) {
+      --f.after;
+      res = compute();
+    } else if (f.times > 0) {
       --f.times;
       res.emplace();
       res->status = f.status;
-      res->gateway_status = true;
+      res->gateway_status = f.made_up;
     } else {
       res = compute();
     }

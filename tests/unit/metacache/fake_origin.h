@@ -74,6 +74,9 @@ class FakeOrigin final : public Nfs3Program {
   void reset_calls();
   /// The next `times` calls of `p` fail with `status`, marked gateway_status.
   void fail(nfs3::Proc p, std::size_t times, nfs3::Status status = nfs3::Status::Jukebox);
+  /// The same, after `after` calls of `p` that are answered; `made_up` false makes
+  /// the failures the origin's own (not marked gateway_status).
+  void fail_later(nfs3::Proc p, std::size_t after, std::size_t times, nfs3::Status status, bool made_up);
   /// Calls of `p` from now on wait (answered already) until release(p).
   void hold(nfs3::Proc p) { gates_.hold(p); }
   void note(const CallContext& ctx) {
@@ -118,8 +121,10 @@ class FakeOrigin final : public Nfs3Program {
     std::string data;                              // files: contents; links: target
   };
   struct Failure {
+    std::size_t after = 0;
     std::size_t times = 0;
     nfs3::Status status = nfs3::Status::Jukebox;
+    bool made_up = true;
   };
 
   /// Counts the call, then fails it, or answers it with `compute()` and delays the reply while held.

@@ -188,7 +188,9 @@ TEST_F(JournalCoverage, EveryChangeWritesDownEveryObjectWhoseRecordsItChanges) {
   case_of(Proc::Link, "LINK", [&] { EXPECT_EQ(link(f, d, "f3").status, Status::Ok); });
 
   for (const auto& info : rpc::kNfs3Procedures) {
-    if ((info.flags & rpc::flags::Mutates) != 0) EXPECT_TRUE(covered.count(info.proc)) << info.name << " has no case";
+    if ((info.flags & rpc::flags::Mutates) != 0) {
+      EXPECT_TRUE(covered.count(info.proc)) << info.name << " has no case";
+    }
   }
 }
 

@@ -52,5 +52,67 @@ TEST_F(UnlinkedObject, AnImmutableExportTrustsItsCachedLookup) {
   EXPECT_EQ(origin.calls(Proc::Lookup), 0u);
 }
 
+// A RENAME onto another name of the same object changes nothing at the origin
+// (POSIX), so the cache must know which objects the names stand for before it
+// edits its listings in place. When a LOOKUP before the RENAME is refused or not
+// answered, it does not know: nothing may be edited, and both names stay listed.
+// (ganesha answers a RENAME between two names of one file OK to a caller whose
+// LOOKUP it refuses: found by nfsgw-difftest, seed 3.)
+class RenameWithoutKnownNames : public MetaCacheTest {
+ protected:
+  void SetUp() override {
+    settings.access_check = cache::AccessCheck::Local;
+    settings.attr_ttl = settings.dir_ttl = 1h;
+    start();
+    d1 = origin.add_dir(origin.root(), "d1");
+    d2 = origin.add_dir(origin.root(), "d2");
+    file = origin.add_file(d1, "f", 0644);
+    run(invoke(origin, &Nfs3Program::link, as(0), nfs3::LinkArgs{file, {d2, "g"}}));
+    // Everything cached: both listings, both names.
+    ASSERT_EQ(list(d1), std::vector<std::string>{"f"});
+    ASSERT_EQ(list(d2), std::vector<std::string>{"g"});
+    ASSERT_EQ(lookup(d1, "f").status, Status::Ok);
+    ASSERT_EQ(lookup(d2, "g").status, Status::Ok);
+    origin.reset_calls();
+  }
+  void both_names_stay() {
+    EXPECT_EQ(list(d1), std::vector<std::string>{"f"});
+    EXPECT_EQ(list(d2), std::vector<std::string>{"g"});
+    EXPECT_EQ(lookup(d1, "f").status, Status::Ok);
+    EXPECT_EQ(lookup(d2, "g").status, Status::Ok);
+  }
+  nfs3::FileHandle d1, d2, file;
+};
+
+TEST_F(RenameWithoutKnownNames, TheFromLookupUnanswered) {
+  origin.fail(Proc::Lookup, 1);
+  ASSERT_EQ(rename(d1, "f", d2, "g").status, Status::Ok);
+  both_names_stay();
+}
+
+TEST_F(RenameWithoutKnownNames, TheToLookupRefusedByTheOrigin) {
+  origin.fail_later(Proc::Lookup, 1, 1, Status::Acces, /*made_up=*/false);
+  ASSERT_EQ(rename(d1, "f", d2, "g").status, Status::Ok);
+  both_names_stay();
+}
+
+TEST_F(RenameWithoutKnownNames, BothLookupsAnsweredIsTheControl) {
+  ASSERT_EQ(rename(d1, "f", d2, "g").status, Status::Ok);
+  EXPECT_EQ(origin.calls(Proc::Lookup), 2u);
+  both_names_stay();
+  // Known to be one object: the listings were kept, not read again.
+  EXPECT_EQ(origin.calls(Proc::Readdirplus) + origin.calls(Proc::Readdir), 0u);
+}
+
+TEST_F(RenameWithoutKnownNames, ARealMoveAfterAnUnansweredLookupIsSeen) {
+  ASSERT_EQ(create(d1, "h").status, Status::Ok);
+  ASSERT_EQ(list(d1), (std::vector<std::string>{"f", "h"}));
+  origin.fail(Proc::Lookup, 1);
+  ASSERT_EQ(rename(d1, "h", d2, "h").status, Status::Ok);
+  EXPECT_EQ(list(d1), std::vector<std::string>{"f"});
+  EXPECT_EQ(list(d2), (std::vector<std::string>{"g", "h"}));
+  EXPECT_EQ(lookup(d1, "h").status, Status::NoEnt);
+}
+
 }  // namespace
 }  // namespace nfsgw::metacache::test
