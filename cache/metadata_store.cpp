@@ -41,7 +41,7 @@
 #include <type_traits>
 #include <unordered_map>
 
-#include "cache/answer_deps.h"
+#include "cache/answer_basis.h"
 #include "cache/disk_budget.h"
 #include "cache/disk_pool.h"
 #include "cache/key_hash.h"
@@ -302,7 +302,7 @@ struct MetadataStore::Impl {
   }
 
   template <typename R>
-  Peeked<R> peek(const Key<R>& key) {
+  Peeked<R> peek(const Key<R>& key, bool through_memory_layer) {
     constexpr Kind kind = KindOf<R>::value;
     // One key buffer per thread: no allocation on a hit once it has grown.
     thread_local std::string buf;
@@ -311,41 +311,36 @@ struct MetadataStore::Impl {
     codec::append_key(buf, key);
     const std::size_t hash = KeyHash{}(buf);
     Shard& sh = shard_at(hash);
-    // An answer being recorded (answer_deps.h) rests on this shard as it is now.
-    AnswerDeps* const deps = AnswerDeps::current();
     PeekMemo::Set* memo = nullptr;
     if constexpr (kMemoized<R>) {
       if (options.thread_memo) {
         memo = &PeekMemo::set_of(hash);
-        PeekMemo::Slot* slot = deps != nullptr && deps->through_memory_layer()
-                                   ? nullptr
-                                   : PeekMemo::find(*memo, instance, hash, buf);
+        PeekMemo::Slot* slot = through_memory_layer ? nullptr : PeekMemo::find(*memo, instance, hash, buf);
         const std::uint64_t writes = slot != nullptr ? sh.writes.load(std::memory_order_acquire) : 0;
         if (slot != nullptr && PeekMemo::usable(*slot, writes)) {
           if (PeekMemo::wants_copy(*slot)) {
             slot->value = std::make_shared<const R>(*static_cast<const R*>(slot->value.get()));
             slot->own = true;
           }
-          if (deps != nullptr) deps->watch(sh.writes, writes);
-          return {Where::Memory, std::static_pointer_cast<const R>(slot->value)};
+          return {Where::Memory, std::static_pointer_cast<const R>(slot->value), Watch{&sh.writes, writes}};
         }
       }
     }
     std::string error;
     {
       std::lock_guard lock(sh.mu);
-      if (deps != nullptr) deps->watch(sh.writes, sh.writes.load(std::memory_order_relaxed));
+      // What is read now rests on this shard as it is now (answer_basis.h).
+      const Watch watch{&sh.writes, sh.writes.load(std::memory_order_relaxed)};
       std::shared_ptr<const void> v;
       switch (known(sh, buf, v, true)) {
         case Known::Value: {
           auto r = std::static_pointer_cast<const R>(std::move(v));
           if (memo != nullptr)
-            PeekMemo::fill(*memo, PeekMemo::victim(*memo, instance, hash, buf), instance, hash, buf,
-                           sh.writes.load(std::memory_order_relaxed), r);
-          return {Where::Memory, std::move(r)};
+            PeekMemo::fill(*memo, PeekMemo::victim(*memo, instance, hash, buf), instance, hash, buf, watch.seen, r);
+          return {Where::Memory, std::move(r), watch};
         }
         case Known::Absent:
-          return {};
+          return {Where::Absent, nullptr, watch};
         case Known::Unknown:
           break;
       }
@@ -354,9 +349,9 @@ struct MetadataStore::Impl {
         std::string value;
         switch (kv.get(families[kind], disk_key(buf), value, KvStore::Tier::MemoryOnly)) {
           case KvStore::Found::No:
-            return {};
+            return {Where::Absent, nullptr, watch};
           case KvStore::Found::NotInMemory:
-            return {Where::OnDisk, nullptr};
+            return {Where::OnDisk, nullptr, {}};
           case KvStore::Found::Yes:
             break;
         }
@@ -364,7 +359,7 @@ struct MetadataStore::Impl {
         auto r = decode<R>(value, used_s);
         if (!r) return {};
         insert(sh, buf, kind, r, record_bytes(*r), used_s, true);
-        return {Where::Memory, std::move(r)};
+        return {Where::Memory, std::move(r), watch};
       } catch (const std::exception& e) {
         error = e.what();
       }
@@ -786,8 +781,8 @@ MetadataStore::MetadataStore(KvStore& kv, MetadataStoreOptions options)
 MetadataStore::~MetadataStore() = default;
 
 template <typename R>
-MetadataStore::Peeked<R> MetadataStore::peek(const Key<R>& key) {
-  return impl_->peek<R>(key);
+MetadataStore::Peeked<R> MetadataStore::peek(const Key<R>& key, bool through_memory_layer) {
+  return impl_->peek<R>(key, through_memory_layer);
 }
 
 template <typename R>
@@ -891,7 +886,7 @@ void MetadataStore::on_disk_recovered(std::function<void()> hook) {
 }
 
 #define NFSGW_METADATA_RECORD(R)                                                                         \
-  template MetadataStore::Peeked<R> MetadataStore::peek<R>(const Key<R>&);                             \
+  template MetadataStore::Peeked<R> MetadataStore::peek<R>(const Key<R>&, bool);                        \
   template void MetadataStore::load<R>(Key<R>, std::function<void(std::shared_ptr<const R>)>);         \
   template std::shared_ptr<const R> MetadataStore::get<R>(const Key<R>&);                              \
   template void MetadataStore::put<R>(const Key<R>&, R);                                               \

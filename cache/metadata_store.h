@@ -27,6 +27,7 @@
 #include <memory>
 #include <string>
 
+#include "cache/answer_basis.h"
 #include "cache/clock.h"
 #include "cache/kv_store.h"
 #include "cache/metadata_records.h"
@@ -83,6 +84,9 @@ class MetadataStore {
   struct Peeked {
     Where where = Where::Absent;
     std::shared_ptr<const R> value;  // set when where == Memory
+    /// The record's shard's change counter as it was read: what an answer built
+    /// from this read rests on (answer_basis.h). Set unless where == OnDisk.
+    Watch watch;
   };
 
   /// `kv` must have been opened with metadata_families() and outlive the store.
@@ -92,8 +96,9 @@ class MetadataStore {
   MetadataStore(const MetadataStore&) = delete;
   MetadataStore& operator=(const MetadataStore&) = delete;
 
-  /// Never blocks on the disk.
-  template <typename R> Peeked<R> peek(const Key<R>& key);
+  /// Never blocks on the disk. `through_memory_layer`: past this thread's memo
+  /// (peek_memo.h), so that the memory layer's LRU order sees the record used.
+  template <typename R> Peeked<R> peek(const Key<R>& key, bool through_memory_layer = false);
   /// Reads from disk on the store's pool; `done` runs on a pool thread with the
   /// record (now also in the memory layer) or nullptr.
   template <typename R>

@@ -86,6 +86,11 @@ struct CallContext {
   /// answer (detached, or shared with other callers) must not keep it: give it
   /// shared_work(ctx) instead.
   const CallerGone* caller_gone = nullptr;
+  /// An answer given at once reads its records through the metadata store's
+  /// shared memory layer, not this thread's memo: the dispatcher's answer memo
+  /// asks this every so often, so that the records it replays stay hot in the
+  /// store's LRU order (gateway/rpc/answer_memo.h).
+  bool refresh_records = false;
 
   bool caller_left() const { return caller_gone != nullptr && caller_gone->is_raised(); }
 };

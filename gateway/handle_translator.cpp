@@ -7,7 +7,6 @@
 #include <stdexcept>
 #include <type_traits>
 
-#include "cache/answer_deps.h"
 #include "gateway/export_policy.h"
 #include "gateway/name_rules.h"
 #include "gateway/reply_fit.h"
@@ -306,8 +305,8 @@ std::optional<bool> HandleTranslator::is_root_now(const Scope& scope, const File
   CallContext ctx = scope.ctx;
   ctx.proc_flags = 0;
   const auto r = scope.route->e.downstream->getattr_now(ctx, nfs3::GetattrArgs{dir});
-  if (!r || r->status != Status::Ok) return std::nullopt;
-  return same_object(r->attributes, *id);
+  if (!r || r.res->status != Status::Ok) return std::nullopt;
+  return same_object(r.res->attributes, *id);
 }
 
 void HandleTranslator::outward(const Scope& scope, nfs3::PostOpFh& fh) {
@@ -387,59 +386,56 @@ void HandleTranslator::mask_read_only(const Scope& scope, nfs3::AccessRes& res) 
 // export whose root is not known yet waits for it: the coroutine's work.
 
 template <typename Res, typename Args, typename Handle, typename Then>
-std::optional<Res> HandleTranslator::answer_now(const CallContext& ctx, const Args& a, Handle handle_of,
-                                                Then then) {
+Now<Res> HandleTranslator::answer_now(const CallContext& ctx, const Args& a, Handle handle_of, Then then) {
   Args args = a;
   Scope scope;
   const Status s = enter(ctx, handle_of(args), scope);
-  if (scope.root_pending) return std::nullopt;
-  if (s != Status::Ok) return failure<Res>(s);
+  if (scope.root_pending) return {};
+  // A refusal of the translator's own rests on no record: it goes with a basis
+  // nobody vouched for, and is never kept.
+  if (s != Status::Ok) return {failure<Res>(s), {}};
   return then(scope, args);
 }
 
-std::optional<nfs3::GetattrRes> HandleTranslator::getattr_now(const CallContext& ctx,
-                                                              const nfs3::GetattrArgs& a) {
+Now<nfs3::GetattrRes> HandleTranslator::getattr_now(const CallContext& ctx, const nfs3::GetattrArgs& a) {
   return answer_now<nfs3::GetattrRes>(
       ctx, a, [](nfs3::GetattrArgs& x) -> FileHandle& { return x.object; },
       [](Scope& scope, const nfs3::GetattrArgs& args) {
-        auto res = scope.route->e.downstream->getattr_now(scope.ctx, args);
-        if (res && scope.at_root && res->status == Status::Ok) learn_root(*scope.route, res->attributes);
-        return res;
+        auto now = scope.route->e.downstream->getattr_now(scope.ctx, args);
+        if (now && scope.at_root && now.res->status == Status::Ok) learn_root(*scope.route, now.res->attributes);
+        return now;
       });
 }
 
-std::optional<nfs3::LookupRes> HandleTranslator::lookup_now(const CallContext& ctx,
-                                                            const nfs3::LookupArgs& a) {
+Now<nfs3::LookupRes> HandleTranslator::lookup_now(const CallContext& ctx, const nfs3::LookupArgs& a) {
   return answer_now<nfs3::LookupRes>(
       ctx, a, [](nfs3::LookupArgs& x) -> FileHandle& { return x.what.dir; },
-      [this](Scope& scope, nfs3::LookupArgs& args) -> std::optional<nfs3::LookupRes> {
+      [this](Scope& scope, nfs3::LookupArgs& args) -> Now<nfs3::LookupRes> {
         if (const Status s = check_name(NameUse::Lookup, args.what.name); s != Status::Ok)
-          return failure<nfs3::LookupRes>(s);
-        if (args.what.name == "..") {
-          // Whether the folder is the root is the translator's own knowledge, not a
-          // record's: such an answer is not kept (cache/answer_deps.h).
-          if (cache::AnswerDeps* deps = cache::AnswerDeps::current()) deps->refuse();
-          if (!scope.at_root) {
-            const std::optional<bool> root = is_root_now(scope, args.what.dir);
-            if (!root) return std::nullopt;  // the coroutine finds out
-            scope.at_root = *root;
-          }
+          return {failure<nfs3::LookupRes>(s), {}};
+        const bool dotdot = args.what.name == "..";
+        if (dotdot && !scope.at_root) {
+          const std::optional<bool> root = is_root_now(scope, args.what.dir);
+          if (!root) return {};  // the coroutine finds out
+          scope.at_root = *root;
         }
         stay_inside(scope, args);
-        auto res = scope.route->e.downstream->lookup_now(scope.ctx, args);
-        if (res && res->status == Status::Ok) res->object = outward(scope, res->object, res->obj_attributes);
-        return res;
+        auto now = scope.route->e.downstream->lookup_now(scope.ctx, args);
+        if (now && now.res->status == Status::Ok) now.res->object = outward(scope, now.res->object, now.res->obj_attributes);
+        // Whether the folder is the root is the translator's own knowledge, not a
+        // record's: such an answer is not kept (cache/answer_basis.h).
+        if (dotdot) now.basis.refuse();
+        return now;
       });
 }
 
-std::optional<nfs3::AccessRes> HandleTranslator::access_now(const CallContext& ctx,
-                                                            const nfs3::AccessArgs& a) {
+Now<nfs3::AccessRes> HandleTranslator::access_now(const CallContext& ctx, const nfs3::AccessArgs& a) {
   return answer_now<nfs3::AccessRes>(
       ctx, a, [](nfs3::AccessArgs& x) -> FileHandle& { return x.object; },
       [](Scope& scope, const nfs3::AccessArgs& args) {
-        auto res = scope.route->e.downstream->access_now(scope.ctx, args);
-        if (res) mask_read_only(scope, *res);
-        return res;
+        auto now = scope.route->e.downstream->access_now(scope.ctx, args);
+        if (now) mask_read_only(scope, *now.res);
+        return now;
       });
 }
 

@@ -84,9 +84,9 @@ class HandleTranslator final : public Nfs3Program {
   Awaitable<nfs3::PathconfRes> pathconf(const CallContext&, nfs3::PathconfArgs) override;
   Awaitable<nfs3::CommitRes> commit(const CallContext&, nfs3::CommitArgs) override;
 
-  std::optional<nfs3::GetattrRes> getattr_now(const CallContext& ctx, const nfs3::GetattrArgs& args) override;
-  std::optional<nfs3::LookupRes> lookup_now(const CallContext& ctx, const nfs3::LookupArgs& args) override;
-  std::optional<nfs3::AccessRes> access_now(const CallContext& ctx, const nfs3::AccessArgs& args) override;
+  Now<nfs3::GetattrRes> getattr_now(const CallContext& ctx, const nfs3::GetattrArgs& args) override;
+  Now<nfs3::LookupRes> lookup_now(const CallContext& ctx, const nfs3::LookupArgs& args) override;
+  Now<nfs3::AccessRes> access_now(const CallContext& ctx, const nfs3::AccessArgs& args) override;
 
  private:
   struct Route;
@@ -161,7 +161,7 @@ class HandleTranslator final : public Nfs3Program {
   /// The *_now functions: enter() without waiting, then `then(scope, args)`; no
   /// answer while the export's root is unknown, the failure when entry fails.
   template <typename Res, typename Args, typename Handle, typename Then>
-  std::optional<Res> answer_now(const CallContext& ctx, const Args& a, Handle handle_of, Then then);
+  Now<Res> answer_now(const CallContext& ctx, const Args& a, Handle handle_of, Then then);
 
   /// The common case: one handle, forwarded as it is.
   template <typename Res, typename Args>

@@ -40,7 +40,7 @@ bool failed_unchanged(Status status, bool gateway_status, const std::optional<Ve
 
 DataCache::DataCache(Nfs3Program& next, cache::BlockStore& store, cache::DiskPool& pool, std::uint32_t export_id,
                      DataCacheSettings settings)
-    : next_(next),
+    : ForwardingProgram(next),
       store_(store),
       pool_(pool),
       export_id_(export_id),
@@ -48,69 +48,6 @@ DataCache::DataCache(Nfs3Program& next, cache::BlockStore& store, cache::DiskPoo
       block_bytes_(std::max<std::uint32_t>(store.block_bytes(), 1)),
       read_ahead_(block_bytes_, settings.readahead_bytes, settings.read_ahead_files) {}
 
-// ---- passed straight through ----------------------------------------------------
-
-Awaitable<void> DataCache::null(const CallContext& ctx) { return next_.null(ctx); }
-Awaitable<nfs3::GetattrRes> DataCache::getattr(const CallContext& ctx, nfs3::GetattrArgs args) {
-  return next_.getattr(ctx, std::move(args));
-}
-Awaitable<nfs3::LookupRes> DataCache::lookup(const CallContext& ctx, nfs3::LookupArgs args) {
-  return next_.lookup(ctx, std::move(args));
-}
-std::optional<nfs3::GetattrRes> DataCache::getattr_now(const CallContext& ctx, const nfs3::GetattrArgs& args) {
-  return next_.getattr_now(ctx, args);
-}
-std::optional<nfs3::LookupRes> DataCache::lookup_now(const CallContext& ctx, const nfs3::LookupArgs& args) {
-  return next_.lookup_now(ctx, args);
-}
-std::optional<nfs3::AccessRes> DataCache::access_now(const CallContext& ctx, const nfs3::AccessArgs& args) {
-  return next_.access_now(ctx, args);
-}
-Awaitable<nfs3::AccessRes> DataCache::access(const CallContext& ctx, nfs3::AccessArgs args) {
-  return next_.access(ctx, std::move(args));
-}
-Awaitable<nfs3::ReadlinkRes> DataCache::readlink(const CallContext& ctx, nfs3::ReadlinkArgs args) {
-  return next_.readlink(ctx, std::move(args));
-}
-Awaitable<nfs3::CreateRes> DataCache::create(const CallContext& ctx, nfs3::CreateArgs args) {
-  return next_.create(ctx, std::move(args));
-}
-Awaitable<nfs3::MkdirRes> DataCache::mkdir(const CallContext& ctx, nfs3::MkdirArgs args) {
-  return next_.mkdir(ctx, std::move(args));
-}
-Awaitable<nfs3::SymlinkRes> DataCache::symlink(const CallContext& ctx, nfs3::SymlinkArgs args) {
-  return next_.symlink(ctx, std::move(args));
-}
-Awaitable<nfs3::MknodRes> DataCache::mknod(const CallContext& ctx, nfs3::MknodArgs args) {
-  return next_.mknod(ctx, std::move(args));
-}
-Awaitable<nfs3::RemoveRes> DataCache::remove(const CallContext& ctx, nfs3::RemoveArgs args) {
-  return next_.remove(ctx, std::move(args));
-}
-Awaitable<nfs3::RmdirRes> DataCache::rmdir(const CallContext& ctx, nfs3::RmdirArgs args) {
-  return next_.rmdir(ctx, std::move(args));
-}
-Awaitable<nfs3::RenameRes> DataCache::rename(const CallContext& ctx, nfs3::RenameArgs args) {
-  return next_.rename(ctx, std::move(args));
-}
-Awaitable<nfs3::LinkRes> DataCache::link(const CallContext& ctx, nfs3::LinkArgs args) {
-  return next_.link(ctx, std::move(args));
-}
-Awaitable<nfs3::ReaddirRes> DataCache::readdir(const CallContext& ctx, nfs3::ReaddirArgs args) {
-  return next_.readdir(ctx, std::move(args));
-}
-Awaitable<nfs3::ReaddirplusRes> DataCache::readdirplus(const CallContext& ctx, nfs3::ReaddirplusArgs args) {
-  return next_.readdirplus(ctx, std::move(args));
-}
-Awaitable<nfs3::FsstatRes> DataCache::fsstat(const CallContext& ctx, nfs3::FsstatArgs args) {
-  return next_.fsstat(ctx, std::move(args));
-}
-Awaitable<nfs3::FsinfoRes> DataCache::fsinfo(const CallContext& ctx, nfs3::FsinfoArgs args) {
-  return next_.fsinfo(ctx, std::move(args));
-}
-Awaitable<nfs3::PathconfRes> DataCache::pathconf(const CallContext& ctx, nfs3::PathconfArgs args) {
-  return next_.pathconf(ctx, std::move(args));
-}
 // The verifier passes through untouched: clients resend after an origin restart.
 // A changed one drops the blocks of the files with uncommitted writes.
 Awaitable<nfs3::CommitRes> DataCache::commit(const CallContext& ctx, nfs3::CommitArgs args) {

@@ -50,7 +50,7 @@
 #include "gateway/datacache/data_stats.h"
 #include "gateway/datacache/read_ahead.h"
 #include "gateway/datacache/uncommitted_writes.h"
-#include "gateway/nfs3_program.h"
+#include "gateway/forwarding_program.h"
 #include "gateway/single_flight.h"
 
 namespace nfsgw::datacache {
@@ -65,39 +65,17 @@ struct DataCacheSettings {
   std::size_t read_ahead_files = 1024;
 };
 
-class DataCache final : public Nfs3Program {
+class DataCache final : public ForwardingProgram<DataCache> {
  public:
   /// `next`: the metadata cache (or the forwarder); `store`'s blocks are read and
   /// written on `pool`. All references must outlive this (see Lifetime above).
   DataCache(Nfs3Program& next, cache::BlockStore& store, cache::DiskPool& pool, std::uint32_t export_id,
             DataCacheSettings settings);
 
-  Awaitable<void> null(const CallContext& ctx) override;
-  Awaitable<nfs3::GetattrRes> getattr(const CallContext& ctx, nfs3::GetattrArgs args) override;
   Awaitable<nfs3::SetattrRes> setattr(const CallContext& ctx, nfs3::SetattrArgs args) override;
-  Awaitable<nfs3::LookupRes> lookup(const CallContext& ctx, nfs3::LookupArgs args) override;
-  Awaitable<nfs3::AccessRes> access(const CallContext& ctx, nfs3::AccessArgs args) override;
-  Awaitable<nfs3::ReadlinkRes> readlink(const CallContext& ctx, nfs3::ReadlinkArgs args) override;
   Awaitable<nfs3::ReadRes> read(const CallContext& ctx, nfs3::ReadArgs args) override;
   Awaitable<nfs3::WriteRes> write(const CallContext& ctx, nfs3::WriteArgs args) override;
-  Awaitable<nfs3::CreateRes> create(const CallContext& ctx, nfs3::CreateArgs args) override;
-  Awaitable<nfs3::MkdirRes> mkdir(const CallContext& ctx, nfs3::MkdirArgs args) override;
-  Awaitable<nfs3::SymlinkRes> symlink(const CallContext& ctx, nfs3::SymlinkArgs args) override;
-  Awaitable<nfs3::MknodRes> mknod(const CallContext& ctx, nfs3::MknodArgs args) override;
-  Awaitable<nfs3::RemoveRes> remove(const CallContext& ctx, nfs3::RemoveArgs args) override;
-  Awaitable<nfs3::RmdirRes> rmdir(const CallContext& ctx, nfs3::RmdirArgs args) override;
-  Awaitable<nfs3::RenameRes> rename(const CallContext& ctx, nfs3::RenameArgs args) override;
-  Awaitable<nfs3::LinkRes> link(const CallContext& ctx, nfs3::LinkArgs args) override;
-  Awaitable<nfs3::ReaddirRes> readdir(const CallContext& ctx, nfs3::ReaddirArgs args) override;
-  Awaitable<nfs3::ReaddirplusRes> readdirplus(const CallContext& ctx, nfs3::ReaddirplusArgs args) override;
-  Awaitable<nfs3::FsstatRes> fsstat(const CallContext& ctx, nfs3::FsstatArgs args) override;
-  Awaitable<nfs3::FsinfoRes> fsinfo(const CallContext& ctx, nfs3::FsinfoArgs args) override;
-  Awaitable<nfs3::PathconfRes> pathconf(const CallContext& ctx, nfs3::PathconfArgs args) override;
   Awaitable<nfs3::CommitRes> commit(const CallContext& ctx, nfs3::CommitArgs args) override;
-
-  std::optional<nfs3::GetattrRes> getattr_now(const CallContext& ctx, const nfs3::GetattrArgs& args) override;
-  std::optional<nfs3::LookupRes> lookup_now(const CallContext& ctx, const nfs3::LookupArgs& args) override;
-  std::optional<nfs3::AccessRes> access_now(const CallContext& ctx, const nfs3::AccessArgs& args) override;
 
   /// `nfsgw invalidate`: drops the blocks of one file (by ORIGIN handle) / of the
   /// whole export. Fire and forget: queued on the pool, done shortly after the
@@ -160,7 +138,6 @@ class DataCache final : public Nfs3Program {
 
   cache::ObjectKey key(const nfs3::FileHandle& fh) const { return {export_id_, fh}; }
 
-  Nfs3Program& next_;
   cache::BlockStore& store_;
   cache::DiskPool& pool_;
   std::uint32_t export_id_;

@@ -41,7 +41,7 @@ bool gone(Status s) { return s == Status::Stale || s == Status::NoEnt || s == St
 MetadataCache::MetadataCache(Nfs3Program& next, cache::MetadataStore& store, std::uint32_t space,
                              const cache::CoherencySettings& settings, const cache::Clock& clock,
                              Sequence* sequence)
-    : next_(next),
+    : ForwardingProgram(next),
       store_(store),
       space_(space),
       windows_(settings, clock),
@@ -49,8 +49,6 @@ MetadataCache::MetadataCache(Nfs3Program& next, cache::MetadataStore& store, std
       seq_(sequence ? *sequence : *own_seq_),
       attrs_(store, windows_, space, seq_),
       perms_(store, windows_, space) {}
-
-Awaitable<void> MetadataCache::null(const CallContext& ctx) { return next_.null(ctx); }
 
 // ---- attributes ---------------------------------------------------------------
 
@@ -83,10 +81,12 @@ Awaitable<MetadataCache::Fresh> MetadataCache::origin_getattr(const CallContext&
   co_return co_await getattr_flights_.run(std::move(flight), fetch, nullptr, std::move(leave));
 }
 
-MetadataCache::Fresh MetadataCache::fresh_in_memory(const nfs3::FileHandle& fh, bool force_origin) {
+MetadataCache::Fresh MetadataCache::fresh_in_memory(const nfs3::FileHandle& fh, bool force_origin,
+                                                    cache::AnswerBasis* basis) {
   if (force_origin) return {};
-  auto peeked = store_.peek<cache::AttrRecord>(key(fh));
-  if (peeked.value && windows_.fresh_attr(*peeked.value)) return Fresh{Status::Ok, false, peeked.value, true};
+  auto peeked = store_.peek<cache::AttrRecord>(key(fh), basis != nullptr && basis->through_memory_layer());
+  if (basis != nullptr) basis->rests_on(peeked.watch);
+  if (peeked.value && windows_.fresh_attr(*peeked.value, basis)) return Fresh{Status::Ok, false, peeked.value, true};
   return {};
 }
 
@@ -102,15 +102,15 @@ Awaitable<MetadataCache::Fresh> MetadataCache::fresh_attr(const CallContext& ctx
   co_return co_await origin_getattr(ctx, fh, for_proc);
 }
 
-std::optional<nfs3::GetattrRes> MetadataCache::getattr_now(const CallContext&, const nfs3::GetattrArgs& args) {
-  Fresh f = fresh_in_memory(args.object, windows_.strict());
-  if (!f.attr) return std::nullopt;
-  count(Proc::Getattr, ExportCounters::Calls);
-  count(Proc::Getattr, ExportCounters::Hits);
-  vouch_now();
-  nfs3::GetattrRes res;
-  res.attributes = f.attr->attr;
-  return res;
+Now<nfs3::GetattrRes> MetadataCache::getattr_now(const CallContext& ctx, const nfs3::GetattrArgs& args) {
+  Now<nfs3::GetattrRes> now{std::nullopt, cache::AnswerBasis(ctx.refresh_records)};
+  Fresh f = fresh_in_memory(args.object, windows_.strict(), &now.basis);
+  if (!f.attr) return {};
+  count(Proc::Getattr, ExportCounters::Calls, now.basis);
+  count(Proc::Getattr, ExportCounters::Hits, now.basis);
+  now.basis.vouch();
+  now.res.emplace().attributes = f.attr->attr;
+  return now;
 }
 
 Awaitable<nfs3::GetattrRes> MetadataCache::getattr(const CallContext& ctx, nfs3::GetattrArgs args) {
@@ -169,19 +169,20 @@ Awaitable<void> MetadataCache::learn_access_later(const CallContext& ctx, const 
   boost::asio::co_spawn(ex, learn_access(ctx, fh), boost::asio::detached);
 }
 
-std::optional<nfs3::AccessRes> MetadataCache::access_now(const CallContext& ctx, const nfs3::AccessArgs& args) {
-  if (windows_.strict()) return std::nullopt;
-  Fresh f = fresh_in_memory(args.object, false);
-  if (!f.attr) return std::nullopt;
-  const auto now = perms_.answer_now(ctx.cred, args.object, f.attr->attr, args.access);
-  if (!now.granted) return std::nullopt;
-  count(Proc::Access, ExportCounters::Calls);
-  count(Proc::Access, ExportCounters::Hits);
-  vouch_now();
-  nfs3::AccessRes res;
+Now<nfs3::AccessRes> MetadataCache::access_now(const CallContext& ctx, const nfs3::AccessArgs& args) {
+  if (windows_.strict()) return {};
+  Now<nfs3::AccessRes> now{std::nullopt, cache::AnswerBasis(ctx.refresh_records)};
+  Fresh f = fresh_in_memory(args.object, false, &now.basis);
+  if (!f.attr) return {};
+  const auto answer = perms_.answer_now(ctx.cred, args.object, f.attr->attr, args.access, now.basis);
+  if (!answer.granted) return {};
+  count(Proc::Access, ExportCounters::Calls, now.basis);
+  count(Proc::Access, ExportCounters::Hits, now.basis);
+  now.basis.vouch();
+  nfs3::AccessRes& res = now.res.emplace();
   res.obj_attributes = f.attr->attr;
-  res.access = *now.granted;
-  return res;
+  res.access = *answer.granted;
+  return now;
 }
 
 Awaitable<nfs3::AccessRes> MetadataCache::access(const CallContext& ctx, nfs3::AccessArgs args) {
@@ -190,7 +191,8 @@ Awaitable<nfs3::AccessRes> MetadataCache::access(const CallContext& ctx, nfs3::A
     Fresh f = fresh_in_memory(args.object, false);
     if (!f.attr) f = co_await fresh_attr(ctx, args.object, Proc::Access, false);
     if (f.attr) {
-      auto now = perms_.answer_now(ctx.cred, args.object, f.attr->attr, args.access);
+      cache::AnswerBasis unused;  // a coroutine's answer is never kept
+      auto now = perms_.answer_now(ctx.cred, args.object, f.attr->attr, args.access, unused);
       std::optional<std::uint32_t> granted = now.granted;
       if (!now.known) granted = co_await perms_.answer(ctx.cred, args.object, f.attr->attr, args.access);
       if (granted) {
@@ -252,35 +254,37 @@ Awaitable<nfs3::ReadlinkRes> MetadataCache::readlink(const CallContext& ctx, nfs
 
 // ---- LOOKUP -------------------------------------------------------------------
 
-std::optional<nfs3::LookupRes> MetadataCache::lookup_now(const CallContext& ctx, const nfs3::LookupArgs& args) {
+Now<nfs3::LookupRes> MetadataCache::lookup_now(const CallContext& ctx, const nfs3::LookupArgs& args) {
   // The hit of lookup() below when every record it needs is in memory and nothing
   // is to be learnt; anything else is left to it. Never under strict: there the
   // directory's GETATTR to the origin comes first.
-  if (windows_.strict()) return std::nullopt;
+  if (windows_.strict()) return {};
+  Now<nfs3::LookupRes> now{std::nullopt, cache::AnswerBasis(ctx.refresh_records)};
+  cache::AnswerBasis& basis = now.basis;
   const nfs3::FileHandle& dir = args.what.dir;
-  Fresh d = fresh_in_memory(dir, false);
-  if (!d.attr || d.attr->attr.type != nfs3::FileType::Dir) return std::nullopt;
-  auto now = peek_now<cache::LookupRecord>(store_, name_key(dir, args.what.name));
-  if (!now || !*now) return std::nullopt;
-  const cache::LookupRecord& rec = **now;
-  if (rec.dir_gen != d.attr->gen || !(rec.exists || windows_.fresh_negative(rec.expires))) return std::nullopt;
-  const auto permit = perms_.check_now(ctx.cred, dir, d.attr->attr, nfs3::access::Lookup);
-  if (!permit || *permit != Permit::Yes) return std::nullopt;
-  nfs3::LookupRes res;
+  Fresh d = fresh_in_memory(dir, false, &basis);
+  if (!d.attr || d.attr->attr.type != nfs3::FileType::Dir) return {};
+  auto found = peek_now<cache::LookupRecord>(store_, name_key(dir, args.what.name), basis);
+  if (!found || !*found) return {};
+  const cache::LookupRecord& rec = **found;
+  if (rec.dir_gen != d.attr->gen || !(rec.exists || windows_.fresh_negative(rec.expires, &basis))) return {};
+  const auto permit = perms_.check_now(ctx.cred, dir, d.attr->attr, nfs3::access::Lookup, basis);
+  if (!permit || *permit != Permit::Yes) return {};
+  nfs3::LookupRes& res = now.res.emplace();
   res.dir_attributes = d.attr->attr;
   if (!rec.exists) {
     res.status = Status::NoEnt;
   } else {
     // The child's attributes come with the answer while fresh.
-    const AttrPtr child = fresh_in_memory(rec.child, false).attr;
-    if (!child) return std::nullopt;  // to be revalidated: the coroutine's work
+    const AttrPtr child = fresh_in_memory(rec.child, false, &basis).attr;
+    if (!child) return {};  // to be revalidated: the coroutine's work
     res.object = rec.child;
     res.obj_attributes = child->attr;
   }
-  count(Proc::Lookup, ExportCounters::Calls);
-  count(Proc::Lookup, ExportCounters::Hits);
-  vouch_now();
-  return res;
+  count(Proc::Lookup, ExportCounters::Calls, basis);
+  count(Proc::Lookup, ExportCounters::Hits, basis);
+  basis.vouch();
+  return now;
 }
 
 Awaitable<nfs3::LookupRes> MetadataCache::lookup(const CallContext& ctx, nfs3::LookupArgs args) {
@@ -293,13 +297,9 @@ Awaitable<nfs3::LookupRes> MetadataCache::lookup(const CallContext& ctx, nfs3::L
   if (d.attr && d.attr->attr.type == nfs3::FileType::Dir) {
     // Hot path: records in memory are read without further coroutine frames.
     const auto nk = name_key(dir, name);
-    std::shared_ptr<const cache::LookupRecord> rec;
-    if (auto now = peek_now<cache::LookupRecord>(store_, nk)) {
-      rec = std::move(*now);
-    } else {
-      rec = co_await find<cache::LookupRecord>(store_, nk);
-    }
-    const auto pn = perms_.check_now(ctx.cred, dir, d.attr->attr, nfs3::access::Lookup);
+    std::shared_ptr<const cache::LookupRecord> rec = co_await find<cache::LookupRecord>(store_, nk);
+    cache::AnswerBasis unused;  // a coroutine's answer is never kept
+    const auto pn = perms_.check_now(ctx.cred, dir, d.attr->attr, nfs3::access::Lookup, unused);
     const Permit p = pn ? *pn : co_await perms_.check(ctx.cred, dir, d.attr->attr, nfs3::access::Lookup);
     // Learnt at the first miss already, so that the next LOOKUP in this
     // directory (a second probe of a missing name) is answered here.

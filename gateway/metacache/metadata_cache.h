@@ -27,7 +27,7 @@
 #include <string>
 #include <unordered_set>
 
-#include "cache/answer_deps.h"
+#include "cache/answer_basis.h"
 #include "cache/coherency.h"
 #include "cache/metadata_store.h"
 #include "gateway/metacache/attributes.h"
@@ -37,11 +37,11 @@
 #include "gateway/metacache/permissions.h"
 #include "gateway/single_flight.h"
 #include "gateway/metacache/windows.h"
-#include "gateway/nfs3_program.h"
+#include "gateway/forwarding_program.h"
 
 namespace nfsgw::metacache {
 
-class MetadataCache final : public Nfs3Program {
+class MetadataCache final : public ForwardingProgram<MetadataCache> {
  public:
   /// `next` is the layer below (the forwarder); all references must outlive this.
   /// `space` is where its records live in `store` (config::ExportConfig::cache_space):
@@ -52,7 +52,6 @@ class MetadataCache final : public Nfs3Program {
                 const cache::CoherencySettings& settings, const cache::Clock& clock,
                 Sequence* sequence = nullptr);
 
-  Awaitable<void> null(const CallContext& ctx) override;
   Awaitable<nfs3::GetattrRes> getattr(const CallContext& ctx, nfs3::GetattrArgs args) override;
   Awaitable<nfs3::SetattrRes> setattr(const CallContext& ctx, nfs3::SetattrArgs args) override;
   Awaitable<nfs3::LookupRes> lookup(const CallContext& ctx, nfs3::LookupArgs args) override;
@@ -76,9 +75,9 @@ class MetadataCache final : public Nfs3Program {
   Awaitable<nfs3::PathconfRes> pathconf(const CallContext& ctx, nfs3::PathconfArgs args) override;
   Awaitable<nfs3::CommitRes> commit(const CallContext& ctx, nfs3::CommitArgs args) override;
 
-  std::optional<nfs3::GetattrRes> getattr_now(const CallContext& ctx, const nfs3::GetattrArgs& args) override;
-  std::optional<nfs3::LookupRes> lookup_now(const CallContext& ctx, const nfs3::LookupArgs& args) override;
-  std::optional<nfs3::AccessRes> access_now(const CallContext& ctx, const nfs3::AccessArgs& args) override;
+  Now<nfs3::GetattrRes> getattr_now(const CallContext& ctx, const nfs3::GetattrArgs& args) override;
+  Now<nfs3::LookupRes> lookup_now(const CallContext& ctx, const nfs3::LookupArgs& args) override;
+  Now<nfs3::AccessRes> access_now(const CallContext& ctx, const nfs3::AccessArgs& args) override;
 
   /// `nfsgw invalidate`: drops the cached entries of the object reached from the
   /// export root `root` along `components` (names, followed through cached
@@ -120,7 +119,8 @@ class MetadataCache final : public Nfs3Program {
                               bool force_origin);
   /// fresh_attr's hot path without a coroutine frame: the answer when a record in
   /// memory is inside its window, else an empty Fresh (then co_await fresh_attr).
-  Fresh fresh_in_memory(const nfs3::FileHandle& fh, bool force_origin);
+  /// An answer given at once passes its `basis`, which gets what was read.
+  Fresh fresh_in_memory(const nfs3::FileHandle& fh, bool force_origin, cache::AnswerBasis* basis = nullptr);
   /// One origin GETATTR, shared by concurrent callers; learns the answer.
   Awaitable<Fresh> origin_getattr(const CallContext& ctx, const nfs3::FileHandle& fh,
                                   nfs3::Proc for_proc);
@@ -201,15 +201,10 @@ class MetadataCache final : public Nfs3Program {
   cache::NameKey name_key(const nfs3::FileHandle& dir, const std::string& name) const {
     return {{space_, dir}, name};
   }
-  /// A copy of an answer given at once counts as that answer (answer_deps.h).
-  void count(nfs3::Proc p, ExportCounters::Field f) { cache::AnswerDeps::count(counters_.mine(p, f)); }
-  /// An answer given at once was built from what this layer holds: a copy of it
-  /// may be given again while that holds (gateway/rpc/answer_memo.h).
-  static void vouch_now() {
-    if (cache::AnswerDeps* deps = cache::AnswerDeps::current()) deps->vouch();
-  }
+  void count(nfs3::Proc p, ExportCounters::Field f) { counters_.mine(p, f).fetch_add(1, std::memory_order_relaxed); }
+  /// The same for an answer given at once: a copy of it counts as that answer.
+  void count(nfs3::Proc p, ExportCounters::Field f, cache::AnswerBasis& basis) { basis.count(counters_.mine(p, f)); }
 
-  Nfs3Program& next_;
   cache::MetadataStore& store_;
   cache::ChangeJournal* journal_ = nullptr;
   std::uint32_t space_;

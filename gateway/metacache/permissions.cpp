@@ -11,8 +11,8 @@ cache::CredKey Permissions::key(const Credentials& cred, const nfs3::FileHandle&
 }
 
 std::optional<std::uint32_t> Permissions::granted(const cache::AccessRecord* rec, const nfs3::Fattr& attr,
-                                                  std::uint32_t asked) const {
-  if (!rec || rec->object != cache::Stamp::of(attr) || !windows_.fresh_access(rec->expires) ||
+                                                  std::uint32_t asked, cache::AnswerBasis* basis) const {
+  if (!rec || rec->object != cache::Stamp::of(attr) || !windows_.fresh_access(rec->expires, basis) ||
       (asked & ~rec->asked) != 0) {
     return std::nullopt;
   }
@@ -35,22 +35,24 @@ Awaitable<std::optional<std::uint32_t>> Permissions::answer(const Credentials& c
 }
 
 Permissions::Answer Permissions::answer_now(const Credentials& cred, const nfs3::FileHandle& fh,
-                                            const nfs3::Fattr& attr, std::uint32_t asked) {
-  auto rec = peek_now<cache::AccessRecord>(store_, key(cred, fh));
+                                            const nfs3::Fattr& attr, std::uint32_t asked, cache::AnswerBasis& basis) {
+  auto rec = peek_now<cache::AccessRecord>(store_, key(cred, fh), basis);
   if (!rec) return {};
-  return {true, granted(rec->get(), attr, asked)};
+  return {true, granted(rec->get(), attr, asked, &basis)};
 }
 
 std::optional<Permit> Permissions::check_now(const Credentials& cred, const nfs3::FileHandle& fh,
-                                             const nfs3::Fattr& attr, std::uint32_t bits) {
-  auto rec = peek_now<cache::AccessRecord>(store_, key(cred, fh));
+                                             const nfs3::Fattr& attr, std::uint32_t bits,
+                                             cache::AnswerBasis& basis) {
+  auto rec = peek_now<cache::AccessRecord>(store_, key(cred, fh), basis);
   if (!rec) return std::nullopt;
-  return decide(granted(rec->get(), attr, bits), cred, attr, bits);
+  return decide(granted(rec->get(), attr, bits, &basis), cred, attr, bits);
 }
 
 Awaitable<Permit> Permissions::check(const Credentials& cred, const nfs3::FileHandle& fh,
                                      const nfs3::Fattr& attr, std::uint32_t bits) {
-  if (auto now = check_now(cred, fh, attr, bits)) co_return *now;
+  cache::AnswerBasis unused;  // a coroutine's answer is never kept
+  if (auto now = check_now(cred, fh, attr, bits, unused)) co_return *now;
   auto got = co_await answer(cred, fh, attr, bits);
   co_return decide(got, cred, attr, bits);
 }

@@ -29,8 +29,9 @@ class Permissions {
   Awaitable<Permit> check(const Credentials& cred, const nfs3::FileHandle& fh,
                           const nfs3::Fattr& attr, std::uint32_t bits);
   /// check() when the answer needs no wait (no record only on disk); else nullopt.
+  /// What it read is added to `basis`.
   std::optional<Permit> check_now(const Credentials& cred, const nfs3::FileHandle& fh,
-                                  const nfs3::Fattr& attr, std::uint32_t bits);
+                                  const nfs3::Fattr& attr, std::uint32_t bits, cache::AnswerBasis& basis);
   /// An ACCESS answer of the origin: `granted` out of `asked`, for the object whose
   /// attributes came with it.
   void learn(const Credentials& cred, const nfs3::FileHandle& fh, const nfs3::Fattr& attr,
@@ -42,7 +43,7 @@ class Permissions {
     std::optional<std::uint32_t> granted;
   };
   Answer answer_now(const Credentials& cred, const nfs3::FileHandle& fh, const nfs3::Fattr& attr,
-                    std::uint32_t asked);
+                    std::uint32_t asked, cache::AnswerBasis& basis);
   /// A cached ACCESS answer covering `asked`: the granted subset.
   Awaitable<std::optional<std::uint32_t>> answer(const Credentials& cred,
                                                  const nfs3::FileHandle& fh,
@@ -56,7 +57,7 @@ class Permissions {
   cache::CredKey key(const Credentials& cred, const nfs3::FileHandle& fh) const;
   /// The granted subset of `asked` from `rec`, when it answers for `attr`.
   std::optional<std::uint32_t> granted(const cache::AccessRecord* rec, const nfs3::Fattr& attr,
-                                       std::uint32_t asked) const;
+                                       std::uint32_t asked, cache::AnswerBasis* basis = nullptr) const;
   Permit decide(std::optional<std::uint32_t> granted, const Credentials& cred, const nfs3::Fattr& attr,
                 std::uint32_t bits) const;
 

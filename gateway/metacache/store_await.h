@@ -35,17 +35,21 @@ Awaitable<std::shared_ptr<const R>> load_async(cache::MetadataStore& store, cach
 }
 
 /// The record (or nullptr when absent) if it can be had without waiting; nullopt
-/// when it must be read from disk. Lets hot paths skip a coroutine frame.
+/// when it must be read from disk. For an answer given at once: what was read is
+/// added to `basis` (cache/answer_basis.h).
 template <typename R>
-std::optional<std::shared_ptr<const R>> peek_now(cache::MetadataStore& store, const cache::Key<R>& key) {
-  auto peeked = store.peek<R>(key);
+std::optional<std::shared_ptr<const R>> peek_now(cache::MetadataStore& store, const cache::Key<R>& key,
+                                                 cache::AnswerBasis& basis) {
+  auto peeked = store.peek<R>(key, basis.through_memory_layer());
   if (peeked.where == cache::MetadataStore::Where::OnDisk) return std::nullopt;
+  basis.rests_on(peeked.watch);
   return std::move(peeked.value);
 }
 
 template <typename R>
 Awaitable<std::shared_ptr<const R>> find(cache::MetadataStore& store, const cache::Key<R>& key) {
-  if (auto now = peek_now<R>(store, key)) co_return std::move(*now);
+  auto peeked = store.peek<R>(key);
+  if (peeked.where != cache::MetadataStore::Where::OnDisk) co_return std::move(peeked.value);
   auto loaded = load_async<R>(store, key);
   co_return co_await std::move(loaded);
 }

@@ -8,7 +8,7 @@
 
 #include <atomic>
 
-#include "cache/answer_deps.h"
+#include "cache/answer_basis.h"
 #include "cache/clock.h"
 #include "cache/coherency.h"
 #include "cache/metadata_records.h"
@@ -40,16 +40,21 @@ class Windows {
   /// entry learnt under a longer window (before a reload shortened it, or under
   /// immutable) is revalidated once its remaining time exceeds the window, so a
   /// shorter window applies at once to what is cached. For entries learnt under
-  /// the current settings the bound always holds.
-  bool fresh_attr(const cache::AttrRecord& r) const {
+  /// the current settings the bound always holds. An answer given at once passes
+  /// its `basis`: the window's end is then part of what the answer rests on.
+  bool fresh_attr(const cache::AttrRecord& r, cache::AnswerBasis* basis = nullptr) const {
     const auto& set = s();
-    return within(r.expires, r.attr.type == nfs3::FileType::Dir ? set.dir_ttl : set.attr_ttl, set);
+    return within(r.expires, r.attr.type == nfs3::FileType::Dir ? set.dir_ttl : set.attr_ttl, set, basis);
   }
-  bool fresh_negative(cache::Millis expires) const { return within(expires, s().negative_ttl, s()); }
-  bool fresh_access(cache::Millis expires) const { return within(expires, s().access_ttl, s()); }
+  bool fresh_negative(cache::Millis expires, cache::AnswerBasis* basis = nullptr) const {
+    return within(expires, s().negative_ttl, s(), basis);
+  }
+  bool fresh_access(cache::Millis expires, cache::AnswerBasis* basis = nullptr) const {
+    return within(expires, s().access_ttl, s(), basis);
+  }
   bool fresh_fs(cache::Millis expires, cache::FsKind k) const {
     const auto& set = s();
-    return within(expires, k == cache::FsKind::Fsstat ? set.fsstat_ttl : set.fsinfo_ttl, set);
+    return within(expires, k == cache::FsKind::Fsstat ? set.fsstat_ttl : set.fsinfo_ttl, set, nullptr);
   }
 
   cache::Millis attr_expiry(const nfs3::Fattr& a) const {
@@ -62,10 +67,11 @@ class Windows {
   }
 
  private:
-  bool within(cache::Millis expires, cache::Duration window, const cache::CoherencySettings& set) const {
-    // An answer being recorded is good until this window ends (answer_deps.h);
-    // the bound by `window` below changes only with the settings, on a reload.
-    if (cache::AnswerDeps* deps = cache::AnswerDeps::current()) deps->expires(clock_, expires);
+  bool within(cache::Millis expires, cache::Duration window, const cache::CoherencySettings& set,
+              cache::AnswerBasis* basis) const {
+    // The bound by `window` below changes only with the settings, on a reload,
+    // which voids every kept answer; the end of the window itself is the basis's.
+    if (basis != nullptr) basis->until(clock_, expires);
     const cache::Millis t = now();
     if (t >= expires) return false;
     return set.consistency == cache::Consistency::Immutable || expires - t <= window.count();

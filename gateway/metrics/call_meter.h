@@ -16,7 +16,7 @@
 #include <cstdint>
 #include <span>
 
-#include "cache/answer_deps.h"
+#include "cache/answer_basis.h"
 #include "protocol/nfs3_types.h"
 
 namespace nfsgw::metrics {
@@ -62,12 +62,13 @@ class CallMeter {
     if (status != nfs3::Status::Ok) count_error(p, status);
   }
   /// A call answered at once, without waiting: the first bucket, no time added.
-  /// A copy of it given again counts the same (cache/answer_deps.h).
-  void record_at_once(nfs3::Proc proc, nfs3::Status status) {
+  /// Counted through the answer's basis, so that a copy of it given again counts
+  /// the same (cache/answer_basis.h).
+  void record_at_once(nfs3::Proc proc, nfs3::Status status, cache::AnswerBasis& basis) {
     Stripe& s = stripes_[my_stripe()];
     auto& p = s.procs[static_cast<std::size_t>(proc)];
-    cache::AnswerDeps::count(p.buckets[0]);
-    if (status != nfs3::Status::Ok) count_error(p, status);
+    basis.count(p.buckets[0]);
+    if (status != nfs3::Status::Ok) basis.count(p.errors[static_cast<std::size_t>(error_index(status))]);
   }
 
   CallSnapshot snapshot(nfs3::Proc proc) const;
@@ -85,7 +86,7 @@ class CallMeter {
     std::array<Proc, nfs3::kProcCount> procs{};
   };
   static void count_error(Proc& p, nfs3::Status status) {
-    cache::AnswerDeps::count(p.errors[static_cast<std::size_t>(error_index(status))]);
+    p.errors[static_cast<std::size_t>(error_index(status))].fetch_add(1, std::memory_order_relaxed);
   }
   static std::size_t my_stripe() {
     static std::atomic<std::size_t> next{0};

@@ -85,7 +85,7 @@ AnswerMemo::Found AnswerMemo::answer(std::size_t hash, std::string_view key, std
 }
 
 void AnswerMemo::keep(std::size_t hash, std::string_view key, std::uint64_t epoch,
-                      std::span<const std::uint8_t> result, const cache::AnswerDeps& deps) const {
+                      std::span<const std::uint8_t> result, const cache::AnswerBasis& deps) const {
   if (!deps.keepable() || key.size() + result.size() > kInlineBytes) return;
   Table& t = table();
   const std::size_t set = set_index(hash);

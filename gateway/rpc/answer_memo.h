@@ -1,4 +1,4 @@
-// A per-thread memo of whole answers given at once (procedure_table.h, NowHandler).
+// A per-thread memo of whole answers given at once (procedure_table.h, Procedure::begin).
 //
 // A cached GETATTR, LOOKUP or ACCESS answered at once still walks every layer: the
 // arguments decoded, the handle verified and translated, four records of the
@@ -6,7 +6,7 @@
 // that walk cost 2 to 5 µs beyond a NULL call (docs/benchmarks.md). The memo keeps
 // the encoded result of such an answer under the call's key (procedure, client
 // address, credential, argument bytes) with what it was built from
-// (cache/answer_deps.h): the change counters of the store shards it read, the end
+// (cache/answer_basis.h): the change counters of the store shards it read, the end
 // of the earliest window it relied on, and the counters it bumped. A call with the
 // same key gets a copy while no watched counter moved and no window ended, counted
 // as the answer it stands for. Only answers a cache layer vouched for are kept
@@ -36,7 +36,7 @@
 #include <string_view>
 #include <vector>
 
-#include "cache/answer_deps.h"
+#include "cache/answer_basis.h"
 #include "gateway/call_context.h"
 
 namespace nfsgw::rpc {
@@ -73,7 +73,7 @@ class AnswerMemo {
   /// Appends the kept result for `key` (under `hash`) to `out` and replays its
   /// counters (Yes); No when nothing usable is kept; Refresh when the kept one is
   /// due to be built again through the memory layer
-  /// (AnswerDeps::through_memory_layer).
+  /// (CallContext::refresh_records).
   Found answer(std::size_t hash, std::string_view key, std::vector<std::uint8_t>& out) const;
 
   /// The epoch to record an answer under: read before it is built, so that an
@@ -81,7 +81,7 @@ class AnswerMemo {
   std::uint64_t epoch() const { return epoch_.load(std::memory_order_acquire); }
   /// Keeps `result` (the encoded result, no RPC header) for `key` when `deps` allows.
   void keep(std::size_t hash, std::string_view key, std::uint64_t epoch, std::span<const std::uint8_t> result,
-            const cache::AnswerDeps& deps) const;
+            const cache::AnswerBasis& deps) const;
 
   /// Every kept answer is void from now on (a reload).
   void forget_all() { epoch_.fetch_add(1, std::memory_order_acq_rel); }
@@ -97,7 +97,7 @@ class AnswerMemo {
     std::uint32_t uses = 0;
     std::uint16_t key_bytes = 0;
     std::uint16_t result_bytes = 0;
-    cache::AnswerDeps deps;
+    cache::AnswerBasis deps;
     std::array<char, kInlineBytes> bytes;  // the key, then the result
 
     std::string_view key() const { return {bytes.data(), key_bytes}; }

@@ -62,21 +62,6 @@ void finish_record(ReplyRecord& reply) {
   write_record_header(reply.bytes.data(), static_cast<std::uint32_t>(reply.size() - kRecordMark));
 }
 
-/// Whether a finished reply may be sent again to a retransmission: not when nfsgw
-/// itself said "try again later" (NFS3ERR_JUKEBOX) or failed (SYSTEM_ERR), since
-/// the retry must then be executed. The result's status follows the accepted
-/// reply header (record mark, xid, REPLY, MSG_ACCEPTED, AUTH_NONE verifier, SUCCESS).
-bool replayable(const std::vector<std::uint8_t>& reply) {
-  constexpr std::size_t kAcceptStat = kRecordMark + 20, kStatus = kRecordMark + 24;
-  if (reply.size() < kStatus + 4) return false;
-  auto u32 = [&](std::size_t at) {
-    return static_cast<std::uint32_t>(reply[at]) << 24 | static_cast<std::uint32_t>(reply[at + 1]) << 16 |
-           static_cast<std::uint32_t>(reply[at + 2]) << 8 | reply[at + 3];
-  };
-  constexpr std::uint32_t kJukebox = 10008;
-  return u32(kAcceptStat) == static_cast<std::uint32_t>(AcceptStat::Success) && u32(kStatus) != kJukebox;
-}
-
 /// Settles a call registered as First in the duplicate cache exactly once, even
 /// when the coroutine is destroyed before it answers (its duplicates then get no
 /// reply and the client retransmits).
@@ -88,9 +73,9 @@ class DuplicateClaim {
   }
   DuplicateClaim(const DuplicateClaim&) = delete;
   DuplicateClaim& operator=(const DuplicateClaim&) = delete;
-  void settle(const std::vector<std::uint8_t>& reply) {
+  void settle(const std::vector<std::uint8_t>& reply, bool replayable) {
     if (!cache_) return;
-    cache_->finish(key_, reply, replayable(reply));
+    cache_->finish(key_, reply, replayable);
     cache_ = nullptr;
   }
 
@@ -120,7 +105,7 @@ Dispatcher::Preview Dispatcher::preview(std::span<const std::uint8_t> record) co
     for (const auto& t : tables_) {
       if (t.prog != prog || t.vers != vers || proc >= t.procedures.size()) continue;
       const Procedure& p = t.procedures[proc];
-      if (!p.handler) break;
+      if (!p.handler && !p.begin) break;
       const std::size_t result = p.result_size ? p.result_size(r) : kSmallResultBytes;
       return {kReplyHeader + std::max(result, kSmallResultBytes), rpc2};
     }
@@ -141,39 +126,32 @@ std::vector<std::uint8_t> ReplyRecord::flat() const {
 
 void Dispatcher::add(ProgramVersion table) { tables_.push_back(std::move(table)); }
 
-bool Dispatcher::answer_at_once(const Procedure& proc, const CallHeader& h, const CallContext& ctx,
-                                xdr::Reader args, ReplyRecord& reply, xdr::Writer& w,
-                                std::optional<std::size_t> memo_hash) const {
+std::optional<Finished> Dispatcher::begin(const Procedure& proc, const CallHeader& h, CallContext& ctx,
+                                          xdr::Reader& args, ReplyRecord& reply, xdr::Writer& w,
+                                          std::optional<std::size_t> memo_hash,
+                                          std::optional<Awaitable<Finished>>& rest) const {
   std::vector<std::uint8_t>& out = reply.bytes;
   const std::size_t header_end = out.size();
-  thread_local std::string key;  // no allocation per call once it has grown
-  std::optional<cache::AnswerDeps> deps;  // recorded only when the answer may be kept
+  thread_local std::string key;  // no allocation per call once it has grown; no wait below
   std::uint64_t epoch = 0;
-  try {
-    if (memo_hash) {
-      // A copy of the same call's answer, while what it rests on holds.
-      AnswerMemo::make_key(key, h.prog, h.vers, h.proc, ctx, args.rest());
-      const AnswerMemo::Found found = memo_.answer(*memo_hash, key, out);
-      if (found == AnswerMemo::Found::Yes) return true;
-      deps.emplace();
-      deps->set_through_memory_layer(found == AnswerMemo::Found::Refresh);
-      epoch = memo_.epoch();
-    }
-    bool answered = false;
-    {
-      std::optional<cache::AnswerDeps::Recording> recording;
-      if (deps) recording.emplace(*deps);
-      answered = proc.now(ctx, args, w);
-    }
-    if (answered && deps)
-      memo_.keep(*memo_hash, key, epoch, std::span<const std::uint8_t>(out).subspan(header_end), *deps);
-    return answered;
-  } catch (const std::exception&) {
-    out.resize(header_end);  // the coroutine handler tries again, and reports
-    reply.data = {};
-    w.detach_last_opaque_into(&reply.data);
-    return false;
+  if (memo_hash) {
+    // A copy of the same call's answer, while what it rests on holds.
+    AnswerMemo::make_key(key, h.prog, h.vers, h.proc, ctx, args.rest());
+    const AnswerMemo::Found found = memo_.answer(*memo_hash, key, out);
+    if (found == AnswerMemo::Found::Yes) return Finished{Outcome::Success};
+    ctx.refresh_records = found == AnswerMemo::Found::Refresh;
+    epoch = memo_.epoch();
   }
+  Begun begun = proc.begin(ctx, args, w);
+  if (!begun.done) {
+    rest.emplace(std::move(*begun.rest));
+    return std::nullopt;
+  }
+  // Kept only when the layer that built it vouched for it, and when the whole
+  // result is in `out` (a READ's data is apart, in reply.data).
+  if (memo_hash && begun.done->outcome == Outcome::Success && reply.data.empty())
+    memo_.keep(*memo_hash, key, epoch, std::span<const std::uint8_t>(out).subspan(header_end), begun.basis);
+  return begun.done;
 }
 
 Awaitable<ReplyRecord> Dispatcher::dispatch(std::span<const std::uint8_t> record, std::string peer,
@@ -205,6 +183,7 @@ Awaitable<ReplyRecord> Dispatcher::dispatch(std::span<const std::uint8_t> record
   }
 
   std::optional<DuplicateClaim> claim;  // settled with the reply
+  bool replayable = true;               // that reply may go to a retransmission
   const ProgramVersion* table = nullptr;
   std::uint32_t low = UINT32_MAX, high = 0;
   for (const auto& t : tables_) {
@@ -217,14 +196,15 @@ Awaitable<ReplyRecord> Dispatcher::dispatch(std::span<const std::uint8_t> record
     encode_accepted_reply(w, h.xid, AcceptStat::ProgUnavail);
   } else if (!table) {
     encode_prog_mismatch(w, h.xid, low, high);
-  } else if (h.proc >= table->procedures.size() || !table->procedures[h.proc].handler) {
+  } else if (h.proc >= table->procedures.size() ||
+             (!table->procedures[h.proc].handler && !table->procedures[h.proc].begin)) {
     encode_accepted_reply(w, h.xid, AcceptStat::ProcUnavail);
   } else {
     const Procedure& proc = table->procedures[h.proc];
     // Where a kept copy of this call's answer would be (answer_memo.h): its lines
     // load while the credential is decoded.
     std::optional<std::size_t> memo_hash;
-    if (memo_on_ && proc.now) {
+    if (memo_on_ && proc.begin && (proc.flags & flags::Mutates) == 0) {
       memo_hash = AnswerMemo::call_hash(h.prog, h.vers, h.proc, r.rest());
       memo_.prefetch(*memo_hash);
     }
@@ -257,29 +237,34 @@ Awaitable<ReplyRecord> Dispatcher::dispatch(std::span<const std::uint8_t> record
         }
       }
       encode_accepted_reply(w, h.xid, AcceptStat::Success);
-      // A hit answered at once costs no coroutine frame (procedure_table.h).
-      const bool answered = proc.now && answer_at_once(proc, h, ctx, r, reply, w, memo_hash);
-      Outcome outcome = answered ? Outcome::Success : Outcome::SystemErr;
-      if (!answered) {
-        try {
-          outcome = co_await proc.handler(ctx, r, w);
-        } catch (const std::exception& e) {
-          spdlog::error("{} from {} (xid {:#x}) failed: {}", proc.name, ctx.client_address, h.xid, e.what());
+      // A hit answered at once costs no coroutine frame (nfs3_program.h).
+      Finished finished{Outcome::SystemErr};
+      try {
+        std::optional<Awaitable<Finished>> rest;
+        if (!proc.begin) {
+          finished = co_await proc.handler(ctx, r, w);
+        } else if (auto done = begin(proc, h, ctx, r, reply, w, memo_hash, rest)) {
+          finished = *done;
+        } else {
+          finished = co_await std::move(*rest);
         }
+      } catch (const std::exception& e) {
+        spdlog::error("{} from {} (xid {:#x}) failed: {}", proc.name, ctx.client_address, h.xid, e.what());
       }
-      if (outcome != Outcome::Success) {
+      if (finished.outcome != Outcome::Success) {
         out.resize(kRecordMark);
         reply.data = {};
-        encode_accepted_reply(w, h.xid, outcome == Outcome::GarbageArgs
+        encode_accepted_reply(w, h.xid, finished.outcome == Outcome::GarbageArgs
                                             ? AcceptStat::GarbageArgs
                                             : AcceptStat::SystemErr);
       }
+      replayable = finished.outcome != Outcome::SystemErr && finished.replayable;
     }
   }
   finish_record(reply);
   // Only procedures that change the file system are kept, and none of them has
   // detached data (only a READ's is); flat() would hold it all the same.
-  if (claim) claim->settle(reply.data.empty() ? reply.bytes : reply.flat());
+  if (claim) claim->settle(reply.data.empty() ? reply.bytes : reply.flat(), replayable);
   co_return reply;
 }
 

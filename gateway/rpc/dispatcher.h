@@ -72,12 +72,14 @@ class Dispatcher {
   Preview preview(std::span<const std::uint8_t> record) const;
 
  private:
-  /// The answer of `proc` given at once (procedure_table.h, NowHandler): a kept
-  /// copy when the memo has one under `memo_hash` (answer_memo.h), else the
-  /// handler's, kept when it may be. Appends the result after the reply header in
-  /// `reply`; false, with `reply` as it was, when the coroutine handler must answer.
-  bool answer_at_once(const Procedure& proc, const CallHeader& h, const CallContext& ctx, xdr::Reader args,
-                      ReplyRecord& reply, xdr::Writer& w, std::optional<std::size_t> memo_hash) const;
+  /// Begins a call of a procedure with an answer step (procedure_table.h, Begin):
+  /// a kept copy of its answer when the memo has one under `memo_hash`
+  /// (answer_memo.h), else the step's answer, kept when its basis allows. Returns
+  /// how the call finished when it was answered at once; otherwise nullopt, with
+  /// the coroutine that finishes it in `rest`.
+  std::optional<Finished> begin(const Procedure& proc, const CallHeader& h, CallContext& ctx, xdr::Reader& args,
+                                ReplyRecord& reply, xdr::Writer& w, std::optional<std::size_t> memo_hash,
+                                std::optional<Awaitable<Finished>>& rest) const;
 
   std::vector<ProgramVersion> tables_;
   DuplicateCache* duplicates_ = nullptr;

@@ -13,12 +13,12 @@ ProgramVersion make_table(MountProgram& p, std::uint32_t vers) {
     t.procedures[static_cast<std::uint32_t>(proc)] = Procedure{name, f, std::move(h)};
   };
   set(Proc::Null, "NULL", flags::Idempotent,
-      [](const CallContext&, xdr::Reader& in, xdr::Writer&) -> Awaitable<Outcome> {
+      [](const CallContext&, xdr::Reader& in, xdr::Writer&) -> Awaitable<Finished> {
         co_return in.remaining() == 0 ? Outcome::Success : Outcome::GarbageArgs;
       });
   if (vers == mount3::kVersion3) {
     set(Proc::Mnt, "MNT", 0,
-        [&p](const CallContext& ctx, xdr::Reader& in, xdr::Writer& out) -> Awaitable<Outcome> {
+        [&p](const CallContext& ctx, xdr::Reader& in, xdr::Writer& out) -> Awaitable<Finished> {
           mount3::MntArgs args;
           try {
             mount3::decode(in, args);
@@ -31,13 +31,13 @@ ProgramVersion make_table(MountProgram& p, std::uint32_t vers) {
         });
   }
   set(Proc::Dump, "DUMP", flags::Idempotent,
-      [&p](const CallContext& ctx, xdr::Reader& in, xdr::Writer& out) -> Awaitable<Outcome> {
+      [&p](const CallContext& ctx, xdr::Reader& in, xdr::Writer& out) -> Awaitable<Finished> {
         if (in.remaining() != 0) co_return Outcome::GarbageArgs;
         mount3::encode(out, p.dump(ctx.client_address));
         co_return Outcome::Success;
       });
   set(Proc::Umnt, "UMNT", 0,
-      [&p](const CallContext& ctx, xdr::Reader& in, xdr::Writer&) -> Awaitable<Outcome> {
+      [&p](const CallContext& ctx, xdr::Reader& in, xdr::Writer&) -> Awaitable<Finished> {
         mount3::UmntArgs args;
         try {
           mount3::decode(in, args);
@@ -49,13 +49,13 @@ ProgramVersion make_table(MountProgram& p, std::uint32_t vers) {
         co_return Outcome::Success;
       });
   set(Proc::Umntall, "UMNTALL", 0,
-      [&p](const CallContext& ctx, xdr::Reader& in, xdr::Writer&) -> Awaitable<Outcome> {
+      [&p](const CallContext& ctx, xdr::Reader& in, xdr::Writer&) -> Awaitable<Finished> {
         if (in.remaining() != 0) co_return Outcome::GarbageArgs;
         p.umntall(ctx.client_address);
         co_return Outcome::Success;
       });
   set(Proc::Export, "EXPORT", flags::Idempotent,
-      [&p](const CallContext& ctx, xdr::Reader& in, xdr::Writer& out) -> Awaitable<Outcome> {
+      [&p](const CallContext& ctx, xdr::Reader& in, xdr::Writer& out) -> Awaitable<Finished> {
         if (in.remaining() != 0) co_return Outcome::GarbageArgs;
         mount3::encode(out, p.exports(ctx.client_address));
         co_return Outcome::Success;

@@ -10,41 +10,48 @@ namespace {
 
 using nfs3::Proc;
 
-/// The handler for one procedure: decode, call the program, encode.
-template <typename Args, typename Res>
-Handler typed(Nfs3Program& program,
-              Awaitable<Res> (Nfs3Program::*method)(const CallContext&, Args)) {
-  return [&program, method](const CallContext& ctx, xdr::Reader& in,
-                            xdr::Writer& out) -> Awaitable<Outcome> {
-    Args args;
-    try {
-      nfs3::decode(in, args);
-      expect_end_of_args(in);
-    } catch (const xdr::DecodeError&) {
-      co_return Outcome::GarbageArgs;
-    }
-    Res res = co_await (program.*method)(ctx, std::move(args));
-    nfs3::encode(out, std::move(res));  // a READ's data is moved, not copied (nfs3_codec.h)
-    co_return Outcome::Success;
-  };
+/// May a retransmission get this result again? Not a status nfsgw made up, nor
+/// "try again later" (procedure_table.h, Finished).
+template <typename Res>
+bool replayable(const Res& res) {
+  return !res.gateway_status && res.status != nfs3::Status::Jukebox;
 }
 
-/// The answer-now path of a procedure that has one (nfs3_program.h).
+/// The rest of a call whose answer step passed: the coroutine, then the encoding.
 template <typename Args, typename Res>
-NowHandler typed_now(Nfs3Program& program,
-                     std::optional<Res> (Nfs3Program::*method)(const CallContext&, const Args&)) {
-  return [&program, method](const CallContext& ctx, xdr::Reader in, xdr::Writer& out) -> bool {
+Awaitable<Finished> finish(Nfs3Program& program, Awaitable<Res> (Nfs3Program::*method)(const CallContext&, Args),
+                           const CallContext& ctx, Args args, xdr::Writer& out) {
+  Res res = co_await (program.*method)(ctx, std::move(args));
+  const bool again = replayable(res);
+  nfs3::encode(out, std::move(res));  // a READ's data is moved, not copied (nfs3_codec.h)
+  co_return Finished{Outcome::Success, again};
+}
+
+/// One procedure's entry: decode the arguments once, ask the answer step, and
+/// start the coroutine only when it passed.
+template <typename Args, typename Res>
+Begin typed(Nfs3Program& program, Now<Res> (Nfs3Program::*step)(const CallContext&, const Args&),
+            Awaitable<Res> (Nfs3Program::*method)(const CallContext&, Args)) {
+  return [&program, step, method](const CallContext& ctx, xdr::Reader& in, xdr::Writer& out) -> Begun {
     Args args;
     try {
       nfs3::decode(in, args);
       expect_end_of_args(in);
     } catch (const xdr::DecodeError&) {
-      return false;  // the handler answers GARBAGE_ARGS
+      return Begun{Finished{Outcome::GarbageArgs}, {}, std::nullopt};
     }
-    std::optional<Res> res = (program.*method)(ctx, args);
-    if (!res) return false;
-    nfs3::encode(out, *res);
-    return true;
+    Now<Res> now;
+    try {
+      now = (program.*step)(ctx, args);
+    } catch (const std::exception&) {
+      now = {};  // the coroutine tries again, and reports
+    }
+    if (now) {
+      const bool again = replayable(*now.res);
+      nfs3::encode(out, std::move(*now.res));
+      return Begun{Finished{Outcome::Success, again}, now.basis, std::nullopt};
+    }
+    return Begun{std::nullopt, {}, finish(program, method, ctx, std::move(args), out)};
   };
 }
 
@@ -93,37 +100,40 @@ ProgramVersion make_nfs3_table(Nfs3Program& p) {
   t.procedures.resize(nfs3::kProcCount);
   // Name and flags come from kNfs3Procedures (nfs3_procedure_info.h), shared with
   // the forwarder; only the handler is chosen here.
-  auto set = [&](Proc proc, Handler h, NowHandler now = nullptr, ResultSize size = nullptr) {
+  auto set = [&](Proc proc, Begin begin, ResultSize size = nullptr) {
     const Nfs3ProcedureInfo& info = nfs3_procedure(proc);
-    t.procedures[static_cast<std::uint32_t>(proc)] =
-        Procedure{info.name, info.flags, std::move(h), std::move(now), size};
+    Procedure& p = t.procedures[static_cast<std::uint32_t>(proc)];
+    p = Procedure{info.name, info.flags, nullptr, std::move(begin), size};
   };
-  set(Proc::Null, [&p](const CallContext& ctx, xdr::Reader& in, xdr::Writer&) -> Awaitable<Outcome> {
-    if (in.remaining() != 0) co_return Outcome::GarbageArgs;  // NULL takes no arguments
-    co_await p.null(ctx);
-    co_return Outcome::Success;
-  });
-  set(Proc::Getattr, typed(p, &Nfs3Program::getattr), typed_now(p, &Nfs3Program::getattr_now));
-  set(Proc::Setattr, typed(p, &Nfs3Program::setattr));
-  set(Proc::Lookup, typed(p, &Nfs3Program::lookup), typed_now(p, &Nfs3Program::lookup_now));
-  set(Proc::Access, typed(p, &Nfs3Program::access), typed_now(p, &Nfs3Program::access_now));
-  set(Proc::Readlink, typed(p, &Nfs3Program::readlink), nullptr, readlink_result_size);
-  set(Proc::Read, typed(p, &Nfs3Program::read), nullptr, read_result_size);
-  set(Proc::Write, typed(p, &Nfs3Program::write));
-  set(Proc::Create, typed(p, &Nfs3Program::create));
-  set(Proc::Mkdir, typed(p, &Nfs3Program::mkdir));
-  set(Proc::Symlink, typed(p, &Nfs3Program::symlink));
-  set(Proc::Mknod, typed(p, &Nfs3Program::mknod));
-  set(Proc::Remove, typed(p, &Nfs3Program::remove));
-  set(Proc::Rmdir, typed(p, &Nfs3Program::rmdir));
-  set(Proc::Rename, typed(p, &Nfs3Program::rename));
-  set(Proc::Link, typed(p, &Nfs3Program::link));
-  set(Proc::Readdir, typed(p, &Nfs3Program::readdir), nullptr, readdir_result_size);
-  set(Proc::Readdirplus, typed(p, &Nfs3Program::readdirplus), nullptr, readdirplus_result_size);
-  set(Proc::Fsstat, typed(p, &Nfs3Program::fsstat));
-  set(Proc::Fsinfo, typed(p, &Nfs3Program::fsinfo));
-  set(Proc::Pathconf, typed(p, &Nfs3Program::pathconf));
-  set(Proc::Commit, typed(p, &Nfs3Program::commit));
+  t.procedures[static_cast<std::uint32_t>(Proc::Null)] = Procedure{
+      nfs3_procedure(Proc::Null).name, nfs3_procedure(Proc::Null).flags,
+      [&p](const CallContext& ctx, xdr::Reader& in, xdr::Writer&) -> Awaitable<Finished> {
+        if (in.remaining() != 0) co_return Outcome::GarbageArgs;  // NULL takes no arguments
+        co_await p.null(ctx);
+        co_return Outcome::Success;
+      },
+      nullptr, nullptr};
+  set(Proc::Getattr, typed(p, &Nfs3Program::getattr_now, &Nfs3Program::getattr));
+  set(Proc::Setattr, typed(p, &Nfs3Program::setattr_now, &Nfs3Program::setattr));
+  set(Proc::Lookup, typed(p, &Nfs3Program::lookup_now, &Nfs3Program::lookup));
+  set(Proc::Access, typed(p, &Nfs3Program::access_now, &Nfs3Program::access));
+  set(Proc::Readlink, typed(p, &Nfs3Program::readlink_now, &Nfs3Program::readlink), readlink_result_size);
+  set(Proc::Read, typed(p, &Nfs3Program::read_now, &Nfs3Program::read), read_result_size);
+  set(Proc::Write, typed(p, &Nfs3Program::write_now, &Nfs3Program::write));
+  set(Proc::Create, typed(p, &Nfs3Program::create_now, &Nfs3Program::create));
+  set(Proc::Mkdir, typed(p, &Nfs3Program::mkdir_now, &Nfs3Program::mkdir));
+  set(Proc::Symlink, typed(p, &Nfs3Program::symlink_now, &Nfs3Program::symlink));
+  set(Proc::Mknod, typed(p, &Nfs3Program::mknod_now, &Nfs3Program::mknod));
+  set(Proc::Remove, typed(p, &Nfs3Program::remove_now, &Nfs3Program::remove));
+  set(Proc::Rmdir, typed(p, &Nfs3Program::rmdir_now, &Nfs3Program::rmdir));
+  set(Proc::Rename, typed(p, &Nfs3Program::rename_now, &Nfs3Program::rename));
+  set(Proc::Link, typed(p, &Nfs3Program::link_now, &Nfs3Program::link));
+  set(Proc::Readdir, typed(p, &Nfs3Program::readdir_now, &Nfs3Program::readdir), readdir_result_size);
+  set(Proc::Readdirplus, typed(p, &Nfs3Program::readdirplus_now, &Nfs3Program::readdirplus), readdirplus_result_size);
+  set(Proc::Fsstat, typed(p, &Nfs3Program::fsstat_now, &Nfs3Program::fsstat));
+  set(Proc::Fsinfo, typed(p, &Nfs3Program::fsinfo_now, &Nfs3Program::fsinfo));
+  set(Proc::Pathconf, typed(p, &Nfs3Program::pathconf_now, &Nfs3Program::pathconf));
+  set(Proc::Commit, typed(p, &Nfs3Program::commit_now, &Nfs3Program::commit));
   return t;
 }
 

@@ -5,9 +5,11 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <utility>
 #include <vector>
 
+#include "cache/answer_basis.h"
 #include "gateway/awaitable.h"
 #include "gateway/call_context.h"
 #include "gateway/rpc/procedure_flags.h"  // flags::Mutates, flags::Idempotent
@@ -24,16 +26,34 @@ enum class Outcome {
   SystemErr,    // the handler failed unexpectedly
 };
 
+/// A call's end: its outcome and whether its reply may be sent again to a
+/// retransmission of it (duplicate_cache.h). It may not when the result's status
+/// is one nfsgw made up (gateway_status) or says "try again later" (JUKEBOX): the
+/// retry must then be executed. Decided from the typed result, never from bytes.
+struct Finished {
+  Outcome outcome = Outcome::SystemErr;
+  bool replayable = true;
+
+  Finished(Outcome o, bool may_replay = true) : outcome(o), replayable(may_replay) {}  // NOLINT: from an Outcome
+};
+
 /// Decodes the arguments from `args`, runs the procedure and encodes its result into
 /// `out`. Must not write to `out` unless it returns Outcome::Success.
-using Handler = std::function<Awaitable<Outcome>(const CallContext& ctx,
-                                                              xdr::Reader& args, xdr::Writer& out)>;
+using Handler =
+    std::function<Awaitable<Finished>(const CallContext& ctx, xdr::Reader& args, xdr::Writer& out)>;
 
-/// The procedure's answer when it can be given at once, without waiting (a cache
-/// hit): decodes the arguments from `args` (a copy: the handler decodes them again
-/// when this says false), encodes the result into `out` and returns true; returns
-/// false, having written nothing, when the call must go to `Handler`.
-using NowHandler = std::function<bool(const CallContext& ctx, xdr::Reader args, xdr::Writer& out)>;
+/// How a call began (Procedure::begin): answered at once, its result encoded into
+/// `out` (`done`, with what the answer rests on in `basis`), or to be finished by
+/// `rest`, the procedure's coroutine with the arguments already decoded.
+struct Begun {
+  std::optional<Finished> done;
+  cache::AnswerBasis basis;
+  std::optional<Awaitable<Finished>> rest;
+};
+/// Decodes the arguments once, asks the program's answer step (nfs3_program.h),
+/// and only when it passes, starts the coroutine. Writes nothing to `out` unless
+/// the call was answered with Outcome::Success.
+using Begin = std::function<Begun(const CallContext& ctx, xdr::Reader& args, xdr::Writer& out)>;
 
 /// The most bytes the call's result can take, read from its arguments (a READ's
 /// count), so that a connection can reserve the reply's memory before the call runs
@@ -54,8 +74,8 @@ inline void expect_end_of_args(const xdr::Reader& args) {
 struct Procedure {
   const char* name = nullptr;  // nullptr: no such procedure
   std::uint32_t flags = 0;
-  Handler handler = nullptr;
-  NowHandler now = nullptr;  // optional
+  Handler handler = nullptr;  // a procedure without an answer step (MOUNT)
+  Begin begin = nullptr;      // a procedure with one (NFS): used instead of `handler`
   ResultSize result_size = nullptr;  // optional: kSmallResultBytes when absent
 };
 

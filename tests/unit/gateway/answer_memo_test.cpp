@@ -1,12 +1,12 @@
 // The dispatcher's memo of answers given at once (answer_memo.h), in wire bytes:
-// a program whose getattr_now records what its answer rests on the way the
+// a program whose getattr_now returns what its answer rests on the way the
 // metadata cache does (a watched change counter, a window, a counter it bumps, a
 // vouch), so that each rule of the memo can be broken on purpose.
 #include <gtest/gtest.h>
 
 #include <atomic>
 
-#include "cache/answer_deps.h"
+#include "cache/answer_basis.h"
 #include "cache/clock.h"
 #include "gateway/rpc/dispatcher.h"
 #include "gateway/rpc/nfs3_procedures.h"
@@ -32,25 +32,22 @@ class RecordingProgram : public FakeNfs3Program {
   unsigned built = 0;
   bool last_through_memory_layer = false;
 
-  std::optional<nfs3::GetattrRes> getattr_now(const CallContext& ctx, const nfs3::GetattrArgs& args) override {
+  Now<nfs3::GetattrRes> getattr_now(const CallContext& ctx, const nfs3::GetattrArgs& args) override {
     ++built;
-    cache::AnswerDeps* deps = cache::AnswerDeps::current();
-    last_through_memory_layer = deps != nullptr && deps->through_memory_layer();
+    Now<nfs3::GetattrRes> now{std::nullopt, cache::AnswerBasis(ctx.refresh_records)};
+    last_through_memory_layer = now.basis.through_memory_layer();
     const std::uint64_t version = shard.load();
-    if (deps != nullptr) {
-      deps->watch(shard, version);
-      deps->expires(clock, window_end);
-      deps->bump(hits);
-      if (vouch) deps->vouch();
-      if (refuse) deps->refuse();
-    }
-    hits.fetch_add(1);
+    now.basis.rests_on(cache::Watch{&shard, version});
+    now.basis.until(clock, window_end);
+    now.basis.count(hits);
+    if (vouch) now.basis.vouch();
+    if (refuse) now.basis.refuse();
     if (forget_while_building != nullptr) forget_while_building->forget_answers();
-    nfs3::GetattrRes res;
+    nfs3::GetattrRes& res = now.res.emplace();
     res.attributes.fileid = 1000 + version;
     res.attributes.uid = ctx.cred.uid;
     res.attributes.size = args.object.view().size();
-    return res;
+    return now;
   }
 };
 

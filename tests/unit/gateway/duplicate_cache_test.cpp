@@ -261,5 +261,28 @@ TEST(DuplicateCacheDispatch, AJukeboxAnswerIsNotReplayed) {
   EXPECT_EQ(r.u32(), static_cast<std::uint32_t>(nfs3::Status::Ok));
 }
 
+// Whether a reply may go to a retransmission is decided from the typed result
+// (procedure_table.h, Finished): no status nfsgw made up is replayed, whatever it
+// is, while the origin's own answer, refusals included, is.
+TEST(DuplicateCacheDispatch, NoStatusNfsgwMadeUpIsReplayedButTheOriginsOwnIs) {
+  for (const auto status : {nfs3::Status::ServerFault, nfs3::Status::Io, nfs3::Status::Acces}) {
+    for (const bool made_up : {true, false}) {
+      boost::asio::io_context io;
+      GatedProgram prog(io);
+      prog.remove_res.status = status;
+      prog.remove_res.gateway_status = made_up;
+      cache::ManualClock clock;
+      DuplicateCache drc({}, clock);
+      rpc::Dispatcher d;
+      d.add(rpc::make_nfs3_table(prog));
+      d.use_duplicate_cache(&drc);
+      dispatch(d, remove_call(0x77, "d"));
+      dispatch(d, remove_call(0x77, "d"));
+      EXPECT_EQ(prog.removes, made_up ? 2 : 1)
+          << "status " << static_cast<int>(status) << (made_up ? ", made up by nfsgw" : ", the origin's");
+    }
+  }
+}
+
 }  // namespace
 }  // namespace nfsgw::test

@@ -84,15 +84,15 @@ class FakeNfs3Program : public Nfs3Program {
   std::optional<nfs3::LookupRes> lookup_now_res;
   /// When true, lookup_now throws.
   bool lookup_now_throws = false;
-  std::optional<nfs3::LookupRes> lookup_now(const CallContext& ctx, const nfs3::LookupArgs& args) override {
+  Now<nfs3::LookupRes> lookup_now(const CallContext& ctx, const nfs3::LookupArgs& args) override {
     if (lookup_now_throws) throw std::runtime_error("fake lookup_now failed");
-    if (!lookup_now_res) return std::nullopt;
+    if (!lookup_now_res) return {};
     record("lookup_now", ctx);
     {
       std::lock_guard lock(mu_);
       lookup_args = args;
     }
-    return lookup_now_res;
+    return {lookup_now_res, {}};
   }
 #undef NFSGW_FAKE_PROC
 

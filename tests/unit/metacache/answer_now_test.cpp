@@ -1,7 +1,7 @@
 // The answers given at once (getattr_now, lookup_now, access_now): exactly the
 // coroutine's answer when every record is in memory, never an origin call, and
 // nothing (nullopt) whenever the coroutine would have to wait, ask or learn.
-#include "cache/answer_deps.h"
+#include "cache/answer_basis.h"
 #include "tests/unit/metacache/metacache_fixture.h"
 
 namespace nfsgw::metacache::test {
@@ -110,18 +110,9 @@ TEST_F(AnswerNowTest, AStrictExportAnswersNoGetattrOrAccessAtOnce) {
   EXPECT_FALSE(layer->access_now(as(kUser), nfs3::AccessArgs{f, kReadLookup}));
 }
 
-// ---- what an answer given at once rests on (cache/answer_deps.h) -----------------
-// The dispatcher keeps a copy of such an answer while what it recorded holds
+// ---- what an answer given at once rests on (cache/answer_basis.h) ----------------
+// The dispatcher keeps a copy of such an answer while its basis holds
 // (gateway/rpc/answer_memo.h): every way the answer can go stale must end it.
-
-/// Calls `f` while recording; returns what was recorded.
-template <typename F>
-cache::AnswerDeps recorded(F f) {
-  cache::AnswerDeps deps;
-  cache::AnswerDeps::Recording r(deps);
-  f();
-  return deps;
-}
 
 TEST_F(AnswerNowTest, AWarmLookupVouchesAndEndsWithAChangeThroughTheLayer) {
   start();
@@ -129,21 +120,37 @@ TEST_F(AnswerNowTest, AWarmLookupVouchesAndEndsWithAChangeThroughTheLayer) {
   origin.add_file(d, "a.php");
   lookup(d, "a.php", as(kUser));
   lookup(d, "a.php", as(kUser));
-  const auto deps = recorded([&] { ASSERT_TRUE(layer->lookup_now(as(kUser), lookup_args(d, "a.php"))); });
-  ASSERT_TRUE(deps.keepable());
-  EXPECT_GE(deps.watches(), 1u);
-  EXPECT_LE(deps.watches(), 4u);                     // folder, name, ACCESS, child
-  EXPECT_EQ(deps.bumps(), 2u);                       // calls and hits
-  EXPECT_LE(deps.expiry(), clock.now_ms() + 10'000);  // the child's attr_ttl
-  EXPECT_TRUE(deps.still_holds());
+  const auto found = layer->lookup_now(as(kUser), lookup_args(d, "a.php"));
+  ASSERT_TRUE(found);
+  const cache::AnswerBasis& basis = found.basis;
+  ASSERT_TRUE(basis.keepable());
+  EXPECT_GE(basis.watches(), 1u);
+  EXPECT_LE(basis.watches(), 4u);                     // folder, name, ACCESS, child
+  EXPECT_EQ(basis.bumps(), 2u);                       // calls and hits
+  EXPECT_LE(basis.expiry(), clock.now_ms() + 10'000);  // the child's attr_ttl
+  EXPECT_TRUE(basis.still_holds());
   lookup(d, "gone.php", as(kUser));  // learnt from the origin: NOENT
-  const auto missing =
-      recorded([&] { ASSERT_TRUE(layer->lookup_now(as(kUser), lookup_args(d, "gone.php"))); });
-  EXPECT_TRUE(missing.keepable());
-  EXPECT_LE(missing.expiry(), clock.now_ms() + 5'000);  // negative_ttl
+  const auto missing = layer->lookup_now(as(kUser), lookup_args(d, "gone.php"));
+  ASSERT_TRUE(missing);
+  EXPECT_TRUE(missing.basis.keepable());
+  EXPECT_LE(missing.basis.expiry(), clock.now_ms() + 5'000);  // negative_ttl
   ASSERT_EQ(remove(d, "a.php").status, Status::Ok);
-  EXPECT_FALSE(deps.still_holds()) << "the name was removed through the layer";
-  EXPECT_FALSE(missing.still_holds()) << "the folder changed";
+  EXPECT_FALSE(basis.still_holds()) << "the name was removed through the layer";
+  EXPECT_FALSE(missing.basis.still_holds()) << "the folder changed";
+}
+
+TEST_F(AnswerNowTest, AWarmAccessRestsOnItsAccessRecordAndWindow) {
+  start();
+  const auto d = origin.add_dir(origin.root(), "d");
+  const auto f = origin.add_file(d, "a.php");
+  access(f, kReadLookup, as(kUser));
+  const auto acc = layer->access_now(as(kUser), nfs3::AccessArgs{f, kReadLookup});
+  ASSERT_TRUE(acc);
+  ASSERT_TRUE(acc.basis.keepable());
+  EXPECT_EQ(acc.basis.watches(), 2u);  // the object's attributes and the ACCESS answer
+  EXPECT_TRUE(acc.basis.still_holds());
+  ASSERT_EQ(chmod(f, 0600).status, Status::Ok);
+  EXPECT_FALSE(acc.basis.still_holds()) << "the mode changed through the layer";
 }
 
 TEST_F(AnswerNowTest, AWarmGetattrEndsWithItsWindow) {
@@ -151,13 +158,15 @@ TEST_F(AnswerNowTest, AWarmGetattrEndsWithItsWindow) {
   const auto d = origin.add_dir(origin.root(), "d");
   const auto f = origin.add_file(d, "a.php");
   getattr(f, as(kUser));
-  const auto deps = recorded([&] { ASSERT_TRUE(layer->getattr_now(as(kUser), nfs3::GetattrArgs{f})); });
-  ASSERT_TRUE(deps.keepable());
-  EXPECT_TRUE(deps.still_holds());
+  const auto attr = layer->getattr_now(as(kUser), nfs3::GetattrArgs{f});
+  ASSERT_TRUE(attr);
+  const cache::AnswerBasis& basis = attr.basis;
+  ASSERT_TRUE(basis.keepable());
+  EXPECT_TRUE(basis.still_holds());
   clock.advance(9'999);
-  EXPECT_TRUE(deps.still_holds());
+  EXPECT_TRUE(basis.still_holds());
   clock.advance(1);  // attr_ttl: the coroutine revalidates from here on
-  EXPECT_FALSE(deps.still_holds());
+  EXPECT_FALSE(basis.still_holds());
   EXPECT_FALSE(layer->getattr_now(as(kUser), nfs3::GetattrArgs{f})) << "positive control: the layer agrees";
 }
 
@@ -165,8 +174,9 @@ TEST_F(AnswerNowTest, NothingAnsweredNothingVouched) {
   start();
   const auto d = origin.add_dir(origin.root(), "d");
   const auto f = origin.add_file(d, "a.php");
-  const auto cold = recorded([&] { EXPECT_FALSE(layer->getattr_now(as(kUser), nfs3::GetattrArgs{f})); });
-  EXPECT_FALSE(cold.keepable());
+  const auto cold = layer->getattr_now(as(kUser), nfs3::GetattrArgs{f});
+  EXPECT_FALSE(cold);
+  EXPECT_FALSE(cold.basis.keepable());
 }
 
 }  // namespace

@@ -23,8 +23,10 @@ TEST(CallMeter, SnapshotAddsTimesAndErrorsPerProcedure) {
   CallMeter m;
   m.record(nfs3::Proc::Lookup, nfs3::Status::Ok, 2'000'000);      // 2 ms
   m.record(nfs3::Proc::Lookup, nfs3::Status::NoEnt, 30'000'000);  // 30 ms
-  m.record_at_once(nfs3::Proc::Lookup, nfs3::Status::NoEnt);
-  m.record_at_once(nfs3::Proc::Lookup, nfs3::Status::Ok);
+  cache::AnswerBasis basis;
+  m.record_at_once(nfs3::Proc::Lookup, nfs3::Status::NoEnt, basis);
+  m.record_at_once(nfs3::Proc::Lookup, nfs3::Status::Ok, basis);
+  EXPECT_EQ(basis.bumps(), 3u) << "a copy of either answer counts the same: two buckets, one error";
   m.record(nfs3::Proc::Getattr, static_cast<nfs3::Status>(12345), 1);
   const CallSnapshot l = m.snapshot(nfs3::Proc::Lookup);
   EXPECT_EQ(l.count, 4u);
@@ -53,7 +55,10 @@ TEST(CallMeter, ThreadsCountOnTheirOwnStripesAndNothingIsLost) {
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t)
     threads.emplace_back([&m] {
-      for (int i = 0; i < kEach; ++i) m.record_at_once(nfs3::Proc::Getattr, nfs3::Status::Ok);
+      for (int i = 0; i < kEach; ++i) {
+        cache::AnswerBasis basis;
+        m.record_at_once(nfs3::Proc::Getattr, nfs3::Status::Ok, basis);
+      }
     });
   for (auto& t : threads) t.join();
   EXPECT_EQ(m.snapshot(nfs3::Proc::Getattr).count, static_cast<std::uint64_t>(kThreads) * kEach);

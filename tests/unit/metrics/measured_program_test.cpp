@@ -18,9 +18,9 @@ std::uint64_t fake_clock() {
 
 class AtOnce : public test::FakeNfs3Program {
  public:
-  std::optional<nfs3::LookupRes> lookup_now(const CallContext&, const nfs3::LookupArgs&) override {
-    if (!answer_now) return std::nullopt;
-    return lookup_res;
+  Now<nfs3::LookupRes> lookup_now(const CallContext&, const nfs3::LookupArgs&) override {
+    if (!answer_now) return {};
+    return {lookup_res, {}};
   }
   bool answer_now = false;
 };

@@ -88,8 +88,9 @@ TEST(MetricsCollector, CacheCountersPerExportAndProcedure) {
 
 TEST(MetricsCollector, LatencyHistogramsAndErrorsByStatus) {
   Fixture fx;
-  fx.client.record_at_once(nfs3::Proc::Lookup, nfs3::Status::Ok);
-  fx.client.record_at_once(nfs3::Proc::Lookup, nfs3::Status::NoEnt);
+  cache::AnswerBasis basis;
+  fx.client.record_at_once(nfs3::Proc::Lookup, nfs3::Status::Ok, basis);
+  fx.client.record_at_once(nfs3::Proc::Lookup, nfs3::Status::NoEnt, basis);
   fx.client.record(nfs3::Proc::Lookup, nfs3::Status::Ok, 20'000'000);  // 20 ms
   fx.origin.record(nfs3::Proc::Lookup, nfs3::Status::Ok, 19'000'000);
   fx.scratch.record(nfs3::Proc::Read, nfs3::Status::Io, 1'000'000'000);

@@ -1,0 +1,123 @@
+// What an answer given at once rests on, returned with it by the layer that built
+// it (gateway/nfs3_program.h, Now), so that a copy may be given again while all of
+// that still holds (gateway/rpc/answer_memo.h keeps the copies).
+//
+// The layer that answers adds to the basis, as values, each thing it read:
+//   - every record it read from the metadata store: the change counter of the
+//     record's shard as it was when read (MetadataStore::Peeked::watch). While no
+//     watched counter moved, every record read is still what the store holds;
+//   - the end of every coherency window it relied on (until): a copy is given only
+//     before the earliest of them;
+//   - the counters the answer bumped (calls, hits, the metrics' first latency
+//     bucket), so that a copy given again counts as the answer it stands for;
+//   - that it built the answer from what it holds (vouch). An answer nobody
+//     vouched for (a refusal of the handle translator, an answer resting on
+//     something no record holds) is never kept.
+// Layers above add their own (a meter its counters) or refuse it. What no record
+// holds (the configuration, the handle secret) is the memo's to watch: it forgets
+// every copy on a reload.
+//
+// Nothing is recorded behind the answer's back: a read of the store that the
+// answer does not name in its basis cannot happen on the answering path, since
+// that path reads records only through functions that take the basis
+// (gateway/metacache/store_await.h, peek_now).
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+#include "cache/clock.h"
+
+namespace nfsgw::cache {
+
+/// A change counter as it was read: the record behind it is unchanged while the
+/// counter is.
+struct Watch {
+  const std::atomic<std::uint64_t>* counter = nullptr;
+  std::uint64_t seen = 0;
+};
+
+class AnswerBasis {
+ public:
+  /// A cached LOOKUP reads four records (folder attributes, name, ACCESS answer,
+  /// child attributes) and bumps four counters; room for a little more. An answer
+  /// that needs more is not kept.
+  static constexpr std::size_t kMaxWatches = 6;
+  static constexpr std::size_t kMaxBumps = 6;
+
+  AnswerBasis() = default;
+  /// `through_memory_layer`: records are to be read through the store's shared
+  /// memory layer, not a thread's memo, so that its LRU order and the disk's
+  /// last-used times see them used (a copy given again touches neither).
+  explicit AnswerBasis(bool through_memory_layer) : through_memory_layer_(through_memory_layer) {}
+
+  // ---- built by the answering layers ---------------------------------------------------
+
+  void rests_on(Watch w) {
+    for (std::size_t i = 0; i < watches_; ++i)
+      if (watch_[i].counter == w.counter) {
+        // Read twice with different values: the answer mixes two states.
+        if (watch_[i].seen != w.seen) refused_ = true;
+        return;
+      }
+    if (watches_ == kMaxWatches) {
+      refused_ = true;
+      return;
+    }
+    watch_[watches_++] = w;
+  }
+  void until(const Clock& clock, Millis at) {
+    if (clock_ != nullptr && clock_ != &clock) refused_ = true;  // one clock per answer
+    clock_ = &clock;
+    if (at < expires_) expires_ = at;
+  }
+  /// Adds one to `counter` (relaxed) and notes it among the counters a copy of
+  /// this answer bumps.
+  void count(std::atomic<std::uint64_t>& counter) {
+    counter.fetch_add(1, std::memory_order_relaxed);
+    if (bumps_ == kMaxBumps) {
+      refused_ = true;
+      return;
+    }
+    bump_[bumps_++] = &counter;
+  }
+  void vouch() { vouched_ = true; }
+  void refuse() { refused_ = true; }
+
+  bool through_memory_layer() const { return through_memory_layer_; }
+
+  /// True when the answer may be kept: vouched for, nothing refused.
+  bool keepable() const { return vouched_ && !refused_; }
+
+  // ---- using a kept answer -------------------------------------------------------------
+
+  /// True while nothing the answer rests on has changed and no window has ended.
+  bool still_holds() const {
+    for (std::size_t i = 0; i < watches_; ++i)
+      if (watch_[i].counter->load(std::memory_order_acquire) != watch_[i].seen) return false;
+    return clock_ == nullptr || clock_->now_ms() < expires_;
+  }
+  /// Counts a copy given again as the answer it stands for.
+  void replay_bumps() const {
+    for (std::size_t i = 0; i < bumps_; ++i) bump_[i]->fetch_add(1, std::memory_order_relaxed);
+  }
+
+  std::size_t watches() const { return watches_; }
+  std::size_t bumps() const { return bumps_; }
+  Millis expiry() const { return clock_ == nullptr ? kNever : expires_; }
+
+ private:
+  std::array<Watch, kMaxWatches> watch_{};
+  std::array<std::atomic<std::uint64_t>*, kMaxBumps> bump_{};
+  const Clock* clock_ = nullptr;
+  Millis expires_ = kNever;
+  std::uint8_t watches_ = 0;
+  std::uint8_t bumps_ = 0;
+  bool vouched_ = false;
+  bool refused_ = false;
+  bool through_memory_layer_ = false;
+};
+
+}  // namespace nfsgw::cache
