@@ -17,6 +17,7 @@ namespace nfsgw::cache {
 
 class DiskBudget {
  public:
+  /// Its time points are the metadata store's timer clock's (monotonic_clock.h).
   using Clock = std::chrono::steady_clock;
   static constexpr double kTarget = 0.75;  // of the budget, after a sweep
   static constexpr std::chrono::minutes kReclaimWindow{10};

@@ -160,11 +160,14 @@ const std::vector<std::string>& metadata_families() {
 struct MetadataStore::Impl {
   Impl(KvStore& kv, MetadataStoreOptions o) : kv(kv), options(o), budget(o.disk_bytes) {
     if (options.clock == nullptr) options.clock = &wall_clock();
+    if (options.timer_clock == nullptr) options.timer_clock = &monotonic_clock();
+    timers = options.timer_clock;
     for (std::size_t k = 0; k < kKindCount; ++k) families[k] = kv.family(metadata_families()[k]);
     const unsigned n = std::max(options.shards, 1u);
     shards.reserve(n);
     for (unsigned i = 0; i < n; ++i) shards.push_back(std::make_unique<Shard>(options.memory_bytes / n));
-    next_sweep = std::chrono::steady_clock::now() + kSweepPeriod;
+    next_sweep = timers->now() + kSweepPeriod;
+    clock_moved = timers->wake_on_advance(queue_cv, queue_mu);
     pool = std::make_unique<DiskPool>(options.disk_threads);
     writer = std::thread([this] { write_loop(); });
   }
@@ -283,7 +286,7 @@ struct MetadataStore::Impl {
       failed = true;
       failure = message;
       degraded.store(true);
-      retry_at = std::chrono::steady_clock::now() + options.disk_retry;
+      retry_at = timers->now() + options.disk_retry;
       if (hook) {
         hook_called = true;
         call = hook;
@@ -524,17 +527,25 @@ struct MetadataStore::Impl {
     done_cv.wait(lock, [&] { return sweeps_done >= target; });
   }
 
+  void run_due_work() {
+    std::unique_lock lock(queue_mu);
+    const auto target = ++passes_asked;
+    queue_cv.notify_one();
+    done_cv.wait(lock, [&] { return passes_done >= target; });
+  }
+
   // ---- the writer thread -----------------------------------------------------------
 
   void write_loop() {
     std::unique_lock lock(queue_mu);
     for (;;) {
-      const auto wake = retry_due_time();
-      queue_cv.wait_until(lock, std::min(next_sweep, wake), [&] {
-        const auto now = std::chrono::steady_clock::now();
-        return stopping || !queue.empty() || sweeps_asked > sweeps_done || now >= next_sweep || now >= wake;
-      });
-      if (std::chrono::steady_clock::now() >= retry_due_time() && !stopping) {
+      const auto due = std::min(next_sweep, retry_due_time());
+      while (!stopping && queue.empty() && sweeps_asked <= sweeps_done && passes_asked <= passes_done &&
+             timers->now() < due)
+        timers->wait_until(queue_cv, lock, due);
+      // A pass asked for by now is done once this round has looked at the timers.
+      const auto passes = passes_asked;
+      if (timers->now() >= retry_due_time() && !stopping) {
         lock.unlock();
         retry_disk();
         lock.lock();
@@ -555,14 +566,17 @@ struct MetadataStore::Impl {
         continue;
       }
       if (stopping) return;
-      const auto now = std::chrono::steady_clock::now();
-      if (sweeps_asked > sweeps_done || now >= next_sweep) {
+      if (sweeps_asked > sweeps_done || timers->now() >= next_sweep) {
         const auto asked = sweeps_asked;
         lock.unlock();
         sweep();
         lock.lock();
         sweeps_done = asked;
-        next_sweep = std::chrono::steady_clock::now() + kSweepPeriod;
+        next_sweep = timers->now() + kSweepPeriod;
+        done_cv.notify_all();
+      }
+      if (passes_done < passes) {
+        passes_done = passes;
         done_cv.notify_all();
       }
     }
@@ -623,8 +637,8 @@ struct MetadataStore::Impl {
   // ---- a failed disk, tried again (writer thread) ------------------------------------
 
   /// When the writer should next try the failed disk; far away when it works.
-  std::chrono::steady_clock::time_point retry_due_time() {
-    if (!degraded.load() || options.disk_retry.count() <= 0) return std::chrono::steady_clock::time_point::max();
+  MonotonicClock::time_point retry_due_time() {
+    if (!degraded.load() || options.disk_retry.count() <= 0) return MonotonicClock::time_point::max();
     std::lock_guard lock(hook_mu);
     return retry_at;
   }
@@ -637,7 +651,7 @@ struct MetadataStore::Impl {
       kv.write(wipe, KvStore::Durability::Unsynced);
     } catch (...) {
       std::lock_guard lock(hook_mu);
-      retry_at = std::chrono::steady_clock::now() + options.disk_retry;
+      retry_at = timers->now() + options.disk_retry;
       return;
     }
     std::function<void()> call;
@@ -658,7 +672,7 @@ struct MetadataStore::Impl {
     try {
       std::uint64_t reported = 0;
       for (auto f : families) reported += kv.usage(f).bytes;
-      const double share = budget.share_to_drop(reported, std::chrono::steady_clock::now());
+      const double share = budget.share_to_drop(reported, timers->now());
       if (share <= 0) return;
 
       // Pass 1: record bytes by last-used minute.
@@ -695,7 +709,7 @@ struct MetadataStore::Impl {
       }
       drop(chunk);
       budget.swept(total == 0 ? 0.0 : static_cast<double>(dropped_bytes) / static_cast<double>(total),
-                   std::chrono::steady_clock::now());
+                   timers->now());
     } catch (const std::exception& e) {
       degrade(e.what());
     } catch (...) {
@@ -744,6 +758,7 @@ struct MetadataStore::Impl {
 
   KvStore& kv;
   MetadataStoreOptions options;
+  MonotonicClock* timers;  // options.timer_clock, never null
   const std::uint64_t instance = next_store_instance.fetch_add(1);  // tags memo slots
   KvStore::Family families[kKindCount]{};
   std::vector<std::unique_ptr<Shard>> shards;
@@ -757,7 +772,8 @@ struct MetadataStore::Impl {
   std::deque<Op> queue;
   std::uint64_t last_seq = 0, written_seq = 0;
   std::uint64_t sweeps_asked = 0, sweeps_done = 0;
-  std::chrono::steady_clock::time_point next_sweep;
+  std::uint64_t passes_asked = 0, passes_done = 0;  // run_due_work()
+  MonotonicClock::time_point next_sweep;
   bool stopping = false;
   DiskBudget budget;  // writer thread only
 
@@ -769,8 +785,10 @@ struct MetadataStore::Impl {
   std::function<void()> recovered_hook;
   bool failed = false, hook_called = false;
   std::string failure;
-  std::chrono::steady_clock::time_point retry_at;  // degraded: when to try the disk again
+  MonotonicClock::time_point retry_at;  // degraded: when to try the disk again
 
+  // A manual timer clock's moves wake the writer; ends before queue_mu and queue_cv go.
+  std::unique_ptr<MonotonicClock::Watch> clock_moved;
   std::thread writer;
   std::unique_ptr<DiskPool> pool;  // last: stopped first
 };
@@ -836,6 +854,8 @@ std::vector<nfs3::FileHandle> MetadataStore::cached_children(const ObjectKey& di
 
 void MetadataStore::flush() { impl_->flush(); }
 void MetadataStore::sweep_disk() { impl_->sweep_disk(); }
+
+void MetadataStore::run_due_work() { impl_->run_due_work(); }
 
 StoreUsage MetadataStore::usage() const {
   StoreUsage u;

@@ -31,6 +31,7 @@
 #include "cache/clock.h"
 #include "cache/kv_store.h"
 #include "cache/metadata_records.h"
+#include "cache/monotonic_clock.h"
 
 namespace nfsgw::cache {
 
@@ -57,6 +58,9 @@ struct MetadataStoreOptions {
   /// their shard is unchanged (peek_memo.h).
   bool thread_memo = true;
   const Clock* clock = &wall_clock();      // for least-recently-used times
+  /// Times the store's thread: the disk budget sweep's period, the disk retry,
+  /// the budget's reclaim window. Tests pass a manual clock and move it.
+  MonotonicClock* timer_clock = &monotonic_clock();
   /// While the disk has failed, the writer tries it again this often (a resume and
   /// a small write); zero never tries again.
   std::chrono::milliseconds disk_retry = std::chrono::seconds(10);
@@ -124,8 +128,13 @@ class MetadataStore {
 
   /// Waits until every write made so far is in RocksDB (tests, shutdown).
   void flush();
-  /// Runs the disk budget sweep now (tests; it also runs by itself).
+  /// Runs the disk budget sweep now (tests; it also runs by itself every 30 s of
+  /// the timer clock).
   void sweep_disk();
+  /// Waits until the store's thread has done what is due by the timer clock's
+  /// present time: a disk retry, the periodic sweep (tests that move a manual
+  /// timer clock, to know the move has been acted on).
+  void run_due_work();
   StoreUsage usage() const;
 
   /// Called once, with a message, when the disk fails (once per failure: again

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
@@ -57,8 +58,17 @@ class ControlledStore final : public KvStore {
       throw std::runtime_error("injected write error: disk gone");
     }
     if (stuck_) throw std::runtime_error("injected background error: writes refused until resumed");
-    ++writes;
     inner_->write(batch, durability);
+    {
+      std::lock_guard lock(mu_);
+      ++writes;
+    }
+    cv_.notify_all();
+  }
+  /// Waits until `n` writes have reached the inner store; false after `limit`.
+  bool wait_for_writes(int n, std::chrono::milliseconds limit) {
+    std::unique_lock lock(mu_);
+    return cv_.wait_for(lock, limit, [&] { return writes >= n; });
   }
   void scan(Family f, std::string_view begin, std::string_view end,
             const std::function<bool(std::string_view, std::string_view)>& visit) override {
@@ -77,7 +87,7 @@ class ControlledStore final : public KvStore {
  private:
   std::unique_ptr<KvStore> inner_;
   std::mutex mu_;
-  std::condition_variable cv_;
+  std::condition_variable cv_;  // the gate opened, a write applied
   bool open_ = true;
   std::atomic<bool> stuck_{false};
 };

@@ -1,12 +1,14 @@
 // MetadataStore after a disk failure: it keeps trying the disk (bounded: once per
 // disk_retry), and once the disk takes writes again it says so, starts the disk
 // empty (the disk missed every change made meanwhile) and persists again.
+//
+// The store's timers run on a manual clock: a test moves it, then waits for the
+// store to act on the move (run_due_work), so no test sleeps through a period.
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <chrono>
 #include <string>
-#include <thread>
 
 #include "cache/metadata_store.h"
 #include "controlled_store.h"
@@ -21,12 +23,13 @@ using namespace std::chrono_literals;
 
 namespace {
 
-MetadataStoreOptions retrying_options(std::chrono::milliseconds retry) {
+MetadataStoreOptions retrying_options(std::chrono::milliseconds retry, MonotonicClock& timers) {
   MetadataStoreOptions o;
   o.memory_bytes = 1 << 20;
   o.disk_threads = 1;
   o.shards = 4;
   o.disk_retry = retry;
+  o.timer_clock = &timers;
   return o;
 }
 
@@ -34,16 +37,6 @@ std::uint64_t disk_keys(KvStore& kv, const std::string& family) {
   std::uint64_t n = 0;
   kv.scan(kv.family(family), {}, {}, [&](std::string_view, std::string_view) { return ++n, true; });
   return n;
-}
-
-template <typename Pred>
-bool eventually(Pred done, std::chrono::milliseconds limit = 5s) {
-  const auto until = std::chrono::steady_clock::now() + limit;
-  while (!done()) {
-    if (std::chrono::steady_clock::now() > until) return false;
-    std::this_thread::sleep_for(5ms);
-  }
-  return true;
 }
 
 struct Hooks {
@@ -58,7 +51,8 @@ struct Hooks {
 
 TEST(MetadataStoreRecovery, TriesTheDiskAgainAndPersistsOnceItWorks) {
   auto kv = std::make_unique<ControlledStore>(make_memory_store(metadata_families()));
-  MetadataStore s(*kv, retrying_options(50ms));
+  ManualMonotonicClock timers;
+  MetadataStore s(*kv, retrying_options(50ms, timers));
   Hooks hooks;
   hooks.attach(s);
   s.put<AttrRecord>(object(1), attr_record(1));
@@ -74,16 +68,30 @@ TEST(MetadataStoreRecovery, TriesTheDiskAgainAndPersistsOnceItWorks) {
   s.put<AttrRecord>(object(3), attr_record(3));
   s.flush();
 
-  // Still failing: tried again a bounded number of times, said once.
-  std::this_thread::sleep_for(400ms);
+  // Still failing: tried again once per disk_retry, never sooner, said once.
+  timers.advance(49ms);
+  s.run_due_work();
+  EXPECT_EQ(kv->recovers.load(), 0) << "tried before disk_retry had passed";
+  timers.advance(1ms);
+  s.run_due_work();
+  EXPECT_EQ(kv->recovers.load(), 1);
+  for (int i = 0; i < 3; ++i) {
+    timers.advance(50ms);
+    s.run_due_work();
+  }
+  EXPECT_EQ(kv->recovers.load(), 4);
   EXPECT_TRUE(s.usage().degraded);
   EXPECT_EQ(hooks.errors, 1);
   EXPECT_EQ(hooks.recoveries, 0);
-  EXPECT_GE(kv->recovers.load(), 2);
-  EXPECT_LE(kv->recovers.load(), 12);
 
   kv->fail_writes = false;
-  ASSERT_TRUE(eventually([&] { return hooks.recoveries == 1; })) << "never recovered";
+  timers.advance(49ms);
+  s.run_due_work();
+  EXPECT_EQ(hooks.recoveries, 0) << "tried before disk_retry had passed";
+  timers.advance(1ms);
+  s.run_due_work();
+  ASSERT_EQ(hooks.recoveries, 1) << "not recovered once disk_retry had passed";
+  EXPECT_EQ(kv->recovers.load(), 5);
   EXPECT_FALSE(s.usage().degraded);
   EXPECT_EQ(hooks.errors, 1);
   // The disk starts empty: object 1, erased while the disk was not written, does
@@ -109,14 +117,17 @@ TEST(MetadataStoreRecovery, TriesTheDiskAgainAndPersistsOnceItWorks) {
 
 TEST(MetadataStoreRecovery, ZeroRetryNeverTriesAgain) {
   auto kv = std::make_unique<ControlledStore>(make_memory_store(metadata_families()));
-  MetadataStore s(*kv, retrying_options(0ms));
+  ManualMonotonicClock timers;
+  MetadataStore s(*kv, retrying_options(0ms, timers));
   Hooks hooks;
   hooks.attach(s);
   kv->fail_writes = true;
   s.put<AttrRecord>(object(1), attr_record(1));
   s.flush();
+  ASSERT_TRUE(s.usage().degraded);  // positive control: there is something to retry
   kv->fail_writes = false;
-  std::this_thread::sleep_for(200ms);
+  timers.advance(24h);
+  s.run_due_work();
   EXPECT_TRUE(s.usage().degraded);
   EXPECT_EQ(kv->recovers.load(), 0);
   EXPECT_EQ(hooks.recoveries, 0);

@@ -28,11 +28,14 @@ using Where = MetadataStore::Where;
 namespace {
 
 MetadataStoreOptions small_options(const Clock* clock = &wall_clock()) {
+  // Timers never fire by themselves here: a sweep runs when a test asks for it.
+  static ManualMonotonicClock frozen_timers;
   MetadataStoreOptions o;
   o.memory_bytes = 1 << 20;
   o.disk_threads = 2;
   o.shards = 4;
   o.clock = clock;
+  o.timer_clock = &frozen_timers;
   return o;
 }
 
