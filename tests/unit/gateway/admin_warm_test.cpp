@@ -13,6 +13,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -55,6 +56,7 @@ class FakeWarmCommands : public AdminCommands {
       requests_.push_back(request);
       progress_ = progress;
     }
+    changed_.notify_all();
     join();
     thread_ = std::thread([this, progress, done = std::move(done), fails = fail_paths_] {
       const auto t0 = std::chrono::steady_clock::now();
@@ -71,7 +73,11 @@ class FakeWarmCommands : public AdminCommands {
       o.cancelled = progress->cancelled();
       o.ms = static_cast<std::uint64_t>(
           std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count());
-      ended_ = true;
+      {
+        std::lock_guard lock(mu_);
+        ended_ = true;
+      }
+      changed_.notify_all();
       done(o);
     });
   }
@@ -87,13 +93,23 @@ class FakeWarmCommands : public AdminCommands {
     std::lock_guard lock(mu_);
     return progress_;
   }
+  /// Waits until a warm has begun (has ended); false after `limit`.
+  bool wait_begun(std::chrono::seconds limit) { return wait(limit, [&] { return progress_ != nullptr; }); }
+  bool wait_ended(std::chrono::seconds limit) { return wait(limit, [&] { return ended_.load(); }); }
 
   std::uint64_t entries_ = 300;
   std::vector<std::string> fail_paths_;
   std::atomic<bool> ended_{false};
 
  private:
+  template <typename Done>
+  bool wait(std::chrono::seconds limit, Done done) {
+    std::unique_lock lock(mu_);
+    return changed_.wait_for(lock, limit, done);
+  }
+
   std::mutex mu_;
+  std::condition_variable changed_;  // a warm began or ended
   std::vector<WarmRequest> requests_;
   std::shared_ptr<warm::WarmProgress> progress_;
   std::thread thread_;
@@ -259,21 +275,16 @@ TEST_F(AdminWarmTest, AClientThatGoesAwayCancelsTheWarm) {
   fake_.entries_ = 100'000'000;  // would run for hours
   const std::string got = read_then_close(admin_socket_path(dir_), 2);
   EXPECT_EQ(got.rfind("progress entries=", 0), 0u) << got;
-  const auto deadline = std::chrono::steady_clock::now() + 5s;
-  while (!fake_.ended_ && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(5ms);
-  ASSERT_TRUE(fake_.ended_) << "the warm went on after its client left";
+  ASSERT_TRUE(fake_.wait_ended(5s)) << "the warm went on after its client left";
   EXPECT_TRUE(fake_.progress()->cancelled());
 }
 
 TEST_F(AdminWarmTest, StoppingNfsgwCancelsTheWarm) {
   fake_.entries_ = 100'000'000;
   std::thread client([&] { (void)read_then_close(admin_socket_path(dir_), 1000); });
-  const auto deadline = std::chrono::steady_clock::now() + 5s;
-  while (!fake_.progress() && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(5ms);
-  ASSERT_TRUE(fake_.progress());
+  ASSERT_TRUE(fake_.wait_begun(5s));
   server_->stop();
-  while (!fake_.ended_ && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(5ms);
-  EXPECT_TRUE(fake_.ended_);
+  EXPECT_TRUE(fake_.wait_ended(5s));
   EXPECT_TRUE(fake_.progress()->cancelled());
   client.join();
 }

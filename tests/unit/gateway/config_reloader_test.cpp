@@ -6,12 +6,13 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <filesystem>
 #include <fstream>
 #include <optional>
 #include <stdexcept>
+#include <mutex>
 #include <string>
-#include <thread>
 
 #include "gateway/reload/config_reloader.h"
 
@@ -33,7 +34,11 @@ class ConfigReloaderTest : public ::testing::Test {
     path = (dir / "nfsgw.toml").string();
     write(kRunning);
     reloader.emplace(config::load_config(path), path, [this](const config::Config& now, const config::ReloadPlan& plan) {
-      ++applied;
+      {
+        std::lock_guard lock(applied_mu);
+        ++applied;
+      }
+      applied_cv.notify_all();
       last_now = &now;
       last_plan = plan;
       return std::vector<std::string>{"note from the gateway"};
@@ -44,9 +49,16 @@ class ConfigReloaderTest : public ::testing::Test {
     std::filesystem::remove_all(dir);
   }
   void write(const std::string& text) { std::ofstream(path, std::ios::trunc) << text; }
+  /// Waits until `n` configurations have been applied; false after `limit`.
+  bool wait_applied(int n, std::chrono::seconds limit) {
+    std::unique_lock lock(applied_mu);
+    return applied_cv.wait_for(lock, limit, [&] { return applied >= n; });
+  }
 
   std::filesystem::path dir;
   std::string path;
+  std::mutex applied_mu;
+  std::condition_variable applied_cv;
   int applied = 0;
   const config::Config* last_now = nullptr;
   config::ReloadPlan last_plan;
@@ -101,9 +113,7 @@ TEST_F(ConfigReloaderTest, AMissingFileIsRefused) {
 TEST_F(ConfigReloaderTest, ReloadInBackgroundReadsTheStartUpFile) {
   write(std::string(kRunning) + "squash = \"all\"\n");
   reloader->reload_in_background();
-  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (reloader->current().exports[0].squash != config::Squash::All && std::chrono::steady_clock::now() < until)
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_TRUE(wait_applied(1, std::chrono::seconds(10))) << "the background reload applied nothing";
   EXPECT_EQ(reloader->current().exports[0].squash, config::Squash::All);
   reloader->stop();
   EXPECT_EQ(applied, 1);
