@@ -81,6 +81,12 @@ struct CacheConfig {
   /// Disk budget of the data cache (block files under `dir`/data), in GiB, all exports.
   std::uint32_t data_max_gb = 16;
   std::string secret_file;  // default: <dir>/secret
+  /// Answer repeated calls from a per-thread memo of whole answers
+  /// (gateway/rpc/answer_memo.h); off only for measurements.
+  bool answer_memo = true;
+  /// Serve the metadata store's hot records from a per-thread copy
+  /// (cache/peek_memo.h, MetadataStoreOptions::thread_memo); off only for measurements.
+  bool peek_memo = true;
 };
 
 /// Bounds of [[export]] origin_timeout: the Linux client's TCP timeo is 60 s by

@@ -1,13 +1,11 @@
 // What a reload of the configuration changes: the running configuration against a
 // newly read one, split into what applies live and what needs a restart.
 //
-// Applies live: an export's access, clients, squash, anon_uid/anon_gid and its
-// metadata cache windows (consistency, access_check, the *_ttl durations); exports
-// added and removed. Needs a restart (kept as it runs until then): every key of
-// [server] and [cache], and an export's origin, upstream_connections,
-// origin_timeout, metadata_cache, data_cache and readahead_kb. An export is known
-// by its path (its id, in clients' handles, is derived from the path: a renamed
-// export is one removed and one added).
+// Each key's table entry (config/key.h) says which: in short, an export's access,
+// clients, squash, ids and metadata cache windows apply live, exports are added and
+// removed, and the rest ([server], [cache], what an export's stack is built from)
+// needs a restart. An export is known by its path (its id, in clients' handles, is
+// derived from the path: a renamed export is one removed and one added).
 #pragma once
 
 #include <string>
