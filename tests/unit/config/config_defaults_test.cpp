@@ -31,6 +31,8 @@ TEST(ConfigDefaults, Cache) {
   EXPECT_EQ(c.cache.memory_mb, 256u);
   EXPECT_EQ(c.cache.metadata_max_gb, 4u);
   EXPECT_EQ(c.cache.secret_file, "/var/lib/nfsgw/secret");
+  EXPECT_TRUE(c.cache.answer_memo);
+  EXPECT_TRUE(c.cache.peek_memo);
 }
 
 TEST(ConfigDefaults, SecretFileFollowsCacheDir) {

@@ -66,6 +66,8 @@ TEST(ConfigErrors, WrongTypes) {
            {"cache not table", "cache = \"x\"\n" + kExport, {"cache", "expected a table"}},
            {"cache dir", "[cache]\ndir = 5\n" + kExport, {"cache.dir", "expected a string"}},
            {"memory string", "[cache]\nmemory_mb = \"1G\"\n" + kExport, {"cache.memory_mb", "\"1G\""}},
+           {"memo string", "[cache]\nanswer_memo = \"off\"\n" + kExport,
+            {"cache.answer_memo", "expected true or false", "\"off\""}},
            {"export table", "[export]\npath = \"/e\"\norigin = \"nfs://h/e\"\n", {"export", "expected [[export]]", "a table"}},
            {"export array of ints", "export = [1]\n", {"export[0]", "expected a table", "integer 1"}},
            {"path int", exp("path = 1\norigin = \"nfs://h/e\"\n"), {"export[0].path", "expected a string"}},
