@@ -8,60 +8,12 @@
 
 #include "config/key.h"
 #include "config/reload_plan.h"
+#include "config_test_helpers.h"
 
 namespace nfsgw::config {
 namespace {
 
-const char* kEveryKey = R"(
-[server]
-listen = "::1"
-nfs_port = 12049
-mount_port = 12050
-threads = 8
-register_rpcbind = false
-max_record_bytes = 1048576
-max_connections = 5000
-max_calls_in_flight = 64
-max_calls_in_flight_total = 10000
-max_pending_mb = 1024
-max_pending_mb_per_connection = 32
-idle_timeout = "90s"
-metrics_listen = "127.0.0.1:9464"
-
-[cache]
-dir = "/tmp/gwcache"
-memory_mb = 64
-metadata_max_gb = 100
-block_kb = 256
-data_max_gb = 200
-secret_file = "/etc/nfsgw/secret"
-answer_memo = false
-peek_memo = false
-
-[[export]]
-path = "/projects/alpha"
-origin = "nfs://[fd00::7]:2050/export/alpha?mountport=635"
-access = "ro"
-clients = ["10.0.0.0/8", "2001:db8::/32"]
-squash = "all"
-anon_uid = 1000
-anon_gid = 2000
-warm_uid = 3000
-warm_gid = 4000
-upstream_connections = 64
-origin_timeout = "2m"
-metadata_cache = false
-data_cache = false
-readahead_kb = 0
-consistency = "strict"
-access_check = "local"
-attr_ttl = "500ms"
-dir_ttl = "10m"
-negative_ttl = "0"
-access_ttl = "2h"
-fsstat_ttl = "1s"
-fsinfo_ttl = "1d"
-)";
+using testing::kEveryKey;
 
 /// The smallest file, with the export under the same path as kEveryKey's.
 const char* kMinimal = R"(

@@ -4,44 +4,13 @@
 #include <chrono>
 
 #include "config/config.h"
+#include "config_test_helpers.h"
 
 using namespace nfsgw::config;
+using nfsgw::config::testing::kEveryKey;
 
 TEST(ConfigKeys, EveryKeyIsRead) {
-  auto c = parse_config(R"(
-[server]
-listen = "::1"
-nfs_port = 12049
-mount_port = 12050
-threads = 8
-register_rpcbind = false
-max_record_bytes = 1048576
-
-[cache]
-dir = "/tmp/gwcache"
-memory_mb = 64
-metadata_max_gb = 100
-secret_file = "/etc/nfsgw/secret"
-
-[[export]]
-path = "/projects/alpha"
-origin = "nfs://[fd00::7]:2050/export/alpha?mountport=635"
-access = "ro"
-clients = ["10.0.0.0/8", "2001:db8::/32", "192.168.1.10"]
-squash = "all"
-anon_uid = 1000
-anon_gid = 4294967295
-upstream_connections = 64
-metadata_cache = false
-consistency = "strict"
-access_check = "local"
-attr_ttl = "500ms"
-dir_ttl = "10m"
-negative_ttl = "0"
-access_ttl = "2h"
-fsstat_ttl = "1s"
-fsinfo_ttl = "1d"
-
+  auto c = parse_config(std::string(kEveryKey) + R"(
 [[export]]
 path = "/scratch"
 origin = "nfs://127.0.0.1/srv/scratch?nfsport=20490&mountport=20491"

@@ -6,9 +6,11 @@
 #include <string>
 
 #include "config/config.h"
+#include "config_test_helpers.h"
 
 using namespace nfsgw::config;
 using namespace std::chrono_literals;
+using nfsgw::config::testing::kEveryKey;
 
 namespace {
 
@@ -36,14 +38,7 @@ TEST(ConfigServerLimits, Defaults) {
 }
 
 TEST(ConfigServerLimits, EveryKeyIsRead) {
-  const auto c = parse_config(R"([server]
-max_connections = 5000
-max_calls_in_flight = 64
-max_calls_in_flight_total = 10000
-max_pending_mb = 1024
-max_pending_mb_per_connection = 32
-idle_timeout = "90s"
-)" + kExport);
+  const auto c = parse_config(kEveryKey);
   EXPECT_EQ(c.server.max_connections, 5000u);
   EXPECT_EQ(c.server.max_calls_in_flight, 64u);
   EXPECT_EQ(c.server.max_calls_in_flight_total, 10000u);
