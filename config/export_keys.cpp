@@ -73,8 +73,9 @@ Key<ExportConfig> origin_key() {
       "origin", "string", "`nfs://host[:port]/path[?nfsport=N&mountport=M]`",
       "the origin NFSv3 server and its export, see below", &ExportConfig::origin,
       [](const Input& in) {
+        const std::string& text = in.string();
         try {
-          return OriginUrl::parse(in.string());
+          return OriginUrl::parse(text);
         } catch (const ConfigError& e) {
           in.fail(e.what());
         }
@@ -108,8 +109,9 @@ Key<ExportConfig> clients_key() {
         std::vector<Cidr> out;
         for (std::size_t i = 0; i < n; ++i) {
           const Input item = in.item(i);
+          const std::string& text = item.string("a network string such as \"10.0.0.0/8\"");
           try {
-            out.push_back(Cidr::parse(item.string("a network string such as \"10.0.0.0/8\"")));
+            out.push_back(Cidr::parse(text));
           } catch (const ConfigError& e) {
             item.fail(e.what());
           }

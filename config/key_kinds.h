@@ -29,12 +29,12 @@ decltype(auto) field_of(const F& field, S& section) {
 }
 
 template <typename T>
-struct Unset {
+struct ValueOf {
   using type = T;
 };
 /// An optional field is read as its value type and shown "unset" when empty.
 template <typename T>
-struct Unset<std::optional<T>> {
+struct ValueOf<std::optional<T>> {
   using type = T;
 };
 
@@ -70,7 +70,7 @@ struct Kinds {
   static Key<S> integer(std::string name, F field, std::int64_t lo, std::int64_t hi, std::string meaning,
                         void (*check)(const Input&, std::int64_t) = nullptr) {
     using T = FieldType<F>;
-    using V = typename Unset<T>::type;
+    using V = typename ValueOf<T>::type;
     return plain(
         std::move(name), "integer", std::to_string(lo) + ".." + std::to_string(hi), std::move(meaning), field,
         [lo, hi, check](const Input& in) {

@@ -182,3 +182,13 @@ TEST(ConfigErrors, ErrorsCarryTheLineOfTheValue) {
   std::string m = message_of("[server]\n\nthreads = 5000\n" + kExport);
   EXPECT_NE(m.find("test.toml:3: server.threads"), std::string::npos) << m;
 }
+
+TEST(ConfigErrors, EachMessageNamesItsPlaceOnce) {
+  for (const std::string& toml : {kExport + "clients = [\"10.0.0.0/8\", 7]\n",
+                                  kExport + "clients = [\"10.0.0.0/33\"]\n",
+                                  exp("path = \"/e\"\norigin = 5\n"),
+                                  exp("path = \"/e\"\norigin = \"nfs:///e\"\n")}) {
+    const std::string m = message_of(toml);
+    EXPECT_EQ(m.find("test.toml"), m.rfind("test.toml")) << m;
+  }
+}
