@@ -64,6 +64,16 @@ class HandleCodec {
   /// Verifies and unwraps; nullopt for anything forged, altered, truncated, of an
   /// unknown version, or a digest (or legacy id) the store does not know. A Delta
   /// handle comes back with `delta` set: resolve it with resolve_delta.
+  ///
+  /// Const although it may remember the answer in this thread's HandleMemo
+  /// (handle_memo.h): that memo is a cache of a pure function, not part of the
+  /// codec. The answer depends only on the handle's bytes, the secret (fixed for
+  /// the codec's life) and, for Digest and Mapped handles, a store record that
+  /// never changes once written (no budget or sweep erases the handle map). Only
+  /// successes are remembered, and only for this codec (its instance owns the
+  /// slots), so a remembered answer is the one unwrap_uncached() gives, and no
+  /// caller can tell whether the memo answered. The memo is the calling thread's
+  /// own, so concurrent unwraps share nothing writable, as const promises.
   std::optional<Decoded> unwrap(const nfs3::FileHandle& gateway) const;
   /// The origin handle of a verified Delta payload, given the export's origin root
   /// handle; nullopt when it does not fit that root (the origin's root handle

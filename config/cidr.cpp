@@ -152,18 +152,32 @@ bool Cidr::contains(const std::string& address) const {
   return parse_client(address, a) && contains_parsed(*this, a);
 }
 
-bool ExportConfig::allows(const std::string& address) const {
-  // Asked for every call, and the same few clients ask again and again: the last
-  // address this thread parsed is kept with its parsed form.
+namespace {
+
+/// The parsed form of a client's address, or nullptr when it is not an address.
+/// Asked for every call, and the same few clients ask again and again: each thread
+/// keeps the last address it parsed (parsing it again cost 250 instructions a call
+/// for an IPv4 client, 600 for one seen as IPv4-mapped IPv6, 1.5 to 3.5 % of a
+/// cached GETATTR). This is a cache of a pure function of the text, apart from
+/// every configuration: no ExportConfig changes when it does.
+const Address* parsed_client(const std::string& address) {
   thread_local std::string last_text;
   thread_local Address last;
-  thread_local bool last_ok = false;
-  if (address.empty() || address != last_text) {
+  thread_local bool last_ok = false;  // also right for the first "" asked
+  if (address != last_text) {
     last_ok = parse_client(address, last);
     last_text = address;
   }
-  return last_ok && std::any_of(clients.begin(), clients.end(),
-                                [&](const Cidr& c) { return contains_parsed(c, last); });
+  return last_ok ? &last : nullptr;
+}
+
+}  // namespace
+
+bool ExportConfig::allows(const std::string& address) const {
+  // A read of this export's networks, parsed when the configuration was loaded.
+  const Address* a = parsed_client(address);
+  return a != nullptr &&
+         std::any_of(clients.begin(), clients.end(), [a](const Cidr& c) { return contains_parsed(c, *a); });
 }
 
 }  // namespace nfsgw::config
