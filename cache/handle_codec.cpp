@@ -23,7 +23,6 @@
 
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -33,6 +32,7 @@
 #include "cache/handle_memo.h"
 #include "cache/key_hash.h"
 #include "cache/keyed_hmac.h"
+#include "cache/thread_table.h"
 
 namespace nfsgw::cache {
 namespace {
@@ -133,8 +133,6 @@ bool delta_well_formed(std::span<const std::uint8_t> p) {
   return p.size() == kRootTag + 1 + mask_bytes + literal;
 }
 
-std::atomic<std::uint64_t> next_codec_instance{1};
-
 std::uint32_t export_of(const nfs3::FileHandle& gateway) {
   return static_cast<std::uint32_t>(get_be(gateway.bytes.data() + 1, 4));
 }
@@ -164,7 +162,7 @@ nfs3::FileHandle seal(const KeyedHmac& mac_of, std::uint32_t export_id, HandleCo
 }  // namespace
 
 HandleCodec::HandleCodec(std::vector<std::uint8_t> secret, KvStore& map)
-    : map_(map), instance_(next_codec_instance.fetch_add(1)) {
+    : map_(map), instance_(new_table_owner()) {
   if (secret.size() < kMinSecret) {
     throw std::invalid_argument("handle secret must be at least 32 bytes, got " + std::to_string(secret.size()));
   }
@@ -189,10 +187,10 @@ nfs3::FileHandle HandleCodec::wrap(std::uint32_t export_id, const nfs3::FileHand
   // root (tests, tools) must not be remembered as the answer for calls that give it.
   if (origin.len > kMaxEmbedded && root == nullptr) return wrap_uncached(export_id, origin, root);
   const std::size_t hash = origin_hash(export_id, origin);
-  auto& set = HandleMemo::set_of(HandleMemo::Direction::Wrap, hash);
-  if (const auto* hit = HandleMemo::find(set, hash, instance_, export_id, origin)) return hit->value;
+  if (const auto* hit = HandleMemo::find(HandleMemo::Direction::Wrap, instance_, hash, export_id, origin))
+    return hit->value;
   nfs3::FileHandle gateway = wrap_uncached(export_id, origin, root);
-  HandleMemo::keep(set, hash, HandleMemo::Slot{instance_, export_id, 0, origin, gateway});
+  HandleMemo::keep(HandleMemo::Direction::Wrap, instance_, hash, HandleMemo::Slot{export_id, 0, origin, gateway});
   return gateway;
 }
 
@@ -238,16 +236,15 @@ std::optional<HandleCodec::Decoded> HandleCodec::unwrap(const nfs3::FileHandle& 
   if (gateway.len < kHeader + kMac || gateway.len > nfs3::kFhSize) return std::nullopt;
   const std::uint32_t export_id = export_of(gateway);
   const std::size_t hash = mac_hash(gateway);
-  auto& set = HandleMemo::set_of(HandleMemo::Direction::Unwrap, hash);
-  if (const auto* hit = HandleMemo::find(set, hash, instance_, export_id, gateway)) {
+  if (const auto* hit = HandleMemo::find(HandleMemo::Direction::Unwrap, instance_, hash, export_id, gateway)) {
     Decoded d{export_id, static_cast<Kind>(hit->kind), {}, {}};
     (d.kind == Kind::Delta ? d.delta : d.origin) = hit->value;
     return d;
   }
   auto decoded = unwrap_uncached(gateway);
   if (decoded) {
-    HandleMemo::keep(set, hash,
-                     HandleMemo::Slot{instance_, export_id, static_cast<std::uint8_t>(decoded->kind), gateway,
+    HandleMemo::keep(HandleMemo::Direction::Unwrap, instance_, hash,
+                     HandleMemo::Slot{export_id, static_cast<std::uint8_t>(decoded->kind), gateway,
                                       decoded->kind == Kind::Delta ? decoded->delta : decoded->origin});
   }
   return decoded;

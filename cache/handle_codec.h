@@ -91,7 +91,7 @@ class HandleCodec {
   std::unique_ptr<KeyedHmac> mac_;     // keyed from the secret
   std::unique_ptr<KeyedHmac> digest_;  // keyed from the secret (another label)
   KvStore& map_;
-  const std::uint64_t instance_;  // tags this codec's entries in the per-thread memo
+  const std::uint64_t instance_;  // owns this codec's slots in the per-thread memo (new_table_owner())
 };
 
 /// Reads the secret file (at least 32 bytes, used as they are). When it does not

@@ -10,71 +10,65 @@
 // instance. A slot answers only for a key equal byte for byte, never by hash alone;
 // what a forged handle can do is evict entries, costing HMACs, not trust.
 //
-// Four-way set-associative, 2,048 sets a direction: about 2.4 MiB a thread, outside
+// Four-way set-associative, 2,048 sets a direction: about 2.5 MiB a thread, outside
 // memory_mb. (With two ways a random 2,000-handle working set missed about one call
 // in six in callgrind: an HMAC each, 4 % of a cached GETATTR's instructions.) Not
-// thread-safe by design: one table per thread (thread_local).
+// thread-safe by design: one table per thread and direction (thread_table.h).
 #pragma once
 
-#include <array>
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 
+#include "cache/thread_table.h"
 #include "protocol/nfs3_types.h"
 
 namespace nfsgw::cache {
 
 class HandleMemo {
  public:
-  static constexpr std::size_t kSets = 2048;
-  static constexpr std::size_t kWays = 4;
-
+  enum class Direction { Unwrap, Wrap };
   struct Slot {
-    std::uint64_t codec = 0;  // 0: empty
     std::uint32_t export_id = 0;
     std::uint8_t kind = 0;
     nfs3::FileHandle key;    // Unwrap: the gateway handle; Wrap: the origin handle
     nfs3::FileHandle value;  // Unwrap: the origin handle (empty for a root); Wrap: the gateway handle
   };
-  struct Set {
-    // The ways' key hashes side by side, compared first: a lookup reads this line
-    // and only the way whose hash matches (a slot is 144 bytes).
-    std::array<std::size_t, kWays> hashes{};
-    std::uint8_t next = 0;  // the way the next new key replaces
-    std::array<Slot, kWays> ways;
-  };
-  enum class Direction { Unwrap, Wrap };
 
-  /// This thread's set for `hash` in one direction.
-  static Set& set_of(Direction d, std::size_t hash) {
-    thread_local std::unique_ptr<std::array<Set, 2 * kSets>> table;
-    if (!table) table = std::make_unique<std::array<Set, 2 * kSets>>();
-    return (*table)[(d == Direction::Unwrap ? 0 : kSets) + (hash ^ (hash >> 23)) % kSets];
-  }
-
-  /// The slot of `codec` whose key is `key` (and, for Wrap, whose export is
-  /// `export_id`), or nullptr.
-  static const Slot* find(const Set& set, std::size_t hash, std::uint64_t codec, std::uint32_t export_id,
+  /// What `codec` kept in direction `d` for `key` of export `export_id`, or nullptr.
+  static const Slot* find(Direction d, std::uint64_t codec, std::size_t hash, std::uint32_t export_id,
                           const nfs3::FileHandle& key) {
-    for (std::size_t i = 0; i < kWays; ++i) {
-      if (set.hashes[i] != hash) continue;
-      const Slot& s = set.ways[i];
-      if (s.codec == codec && s.export_id == export_id && s.key == key) return &s;
+    return d == Direction::Unwrap ? find_in<Unwraps>(codec, hash, export_id, key)
+                                  : find_in<Wraps>(codec, hash, export_id, key);
+  }
+  /// Keeps `slot` of `codec` in direction `d`, in place of what it kept for the same key.
+  static void keep(Direction d, std::uint64_t codec, std::size_t hash, Slot slot) {
+    if (d == Direction::Unwrap) {
+      keep_in<Unwraps>(codec, hash, std::move(slot));
+    } else {
+      keep_in<Wraps>(codec, hash, std::move(slot));
     }
-    return nullptr;
   }
 
-  /// Keeps `slot` for `hash` in `set`: in an empty way, else in the next in turn.
-  static void keep(Set& set, std::size_t hash, Slot slot) {
-    std::size_t i = 0;
-    while (i < kWays && set.ways[i].codec != 0) ++i;
-    if (i == kWays) {
-      i = set.next;
-      set.next = static_cast<std::uint8_t>((set.next + 1) % kWays);
-    }
-    set.hashes[i] = hash;
-    set.ways[i] = std::move(slot);
+ private:
+  // A table per direction, so that an origin handle and a gateway handle with the
+  // same bytes never answer for each other.
+  struct UnwrapUse;
+  struct WrapUse;
+  using Unwraps = ThreadTable<Slot, 4, 2048, UnwrapUse>;
+  using Wraps = ThreadTable<Slot, 4, 2048, WrapUse>;
+
+  /// A slot answers only for a key equal byte for byte, in the same export.
+  static auto same_key(std::uint32_t export_id, const nfs3::FileHandle& key) {
+    return [export_id, &key](const Slot& s) { return s.export_id == export_id && s.key == key; };
+  }
+  template <typename Table>
+  static const Slot* find_in(std::uint64_t codec, std::size_t hash, std::uint32_t export_id,
+                             const nfs3::FileHandle& key) {
+    return Table::find(Table::set_of(hash), codec, hash, same_key(export_id, key));
+  }
+  template <typename Table>
+  static void keep_in(std::uint64_t codec, std::size_t hash, Slot slot) {
+    Table::place(Table::set_of(hash), codec, hash, same_key(slot.export_id, slot.key)) = std::move(slot);
   }
 };
 

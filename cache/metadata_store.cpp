@@ -339,7 +339,7 @@ struct MetadataStore::Impl {
         case Known::Value: {
           auto r = std::static_pointer_cast<const R>(std::move(v));
           if (memo != nullptr)
-            PeekMemo::fill(*memo, PeekMemo::victim(*memo, instance, hash, buf), instance, hash, buf, watch.seen, r);
+            PeekMemo::fill(PeekMemo::victim(*memo, instance, hash, buf), buf, watch.seen, r);
           return {Where::Memory, std::move(r), watch};
         }
         case Known::Absent:

@@ -16,65 +16,48 @@
 // through the memory layer again, so that its LRU order and the disk's last-used
 // times still see the record as hot.
 //
-// Not thread-safe by design: one table per thread (thread_local), slots tagged with
-// the store instance they came from, so stores (tests make many) never mix. A
+// Not thread-safe by design: one table per thread (thread_table.h), slots tagged
+// with the store instance they came from, so stores (tests make many) never mix. A
 // thread's table is 8,192 slots: about 1 MiB with its keys, outside memory_mb.
 #pragma once
 
-#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
 
+#include "cache/thread_table.h"
+
 namespace nfsgw::cache {
 
 class PeekMemo {
  public:
-  // Set-associative: a cached LOOKUP alone reads two records per name (the name and
-  // the child's attributes), so a hot folder of a few thousand files needs several
-  // thousand slots, and a direct-mapped table of that size still loses a third of
-  // its records to collisions. Four ways with round-robin replacement keep a
-  // working set up to about the table's size.
-  static constexpr std::size_t kWays = 4;
-  static constexpr std::size_t kSets = 2048;  // 8,192 slots per thread
   static constexpr std::uint32_t kUsesBeforeRefresh = 64;
   static constexpr std::uint32_t kCopyAfterUses = 2;
 
   struct Slot {
-    std::uint64_t store = 0;   // 0: empty
     std::uint64_t writes = 0;  // the shard's change counter when filled
     std::uint32_t uses = 0;
     bool own = false;  // `value` is this thread's own copy, not the store's record
     std::string key;
     std::shared_ptr<const void> value;
   };
-
-  struct Set {
-    // The ways' hashes side by side, read first: a miss or a hit touches this line
-    // and, at most, the one way whose hash matches (a slot is 72 bytes: looking
-    // at each slot's own hash touched four or five lines per read).
-    std::array<std::size_t, kWays> hashes{};
-    std::uint32_t next = 0;  // the way the next new key replaces
-    std::array<Slot, kWays> ways;
-  };
+  // Set-associative: a cached LOOKUP alone reads two records per name (the name and
+  // the child's attributes), so a hot folder of a few thousand files needs several
+  // thousand slots, and a direct-mapped table of that size still loses a third of
+  // its records to collisions. Four ways with round-robin replacement keep a
+  // working set up to about the table's size: 2,048 sets, 8,192 slots per thread.
+  // Slots are owned by the store they came from.
+  using Table = ThreadTable<Slot, 4, 2048>;
+  using Set = Table::Set;
 
   /// This thread's set for `hash`.
-  static Set& set_of(std::size_t hash) {
-    thread_local std::unique_ptr<std::array<Set, kSets>> table;
-    if (!table) table = std::make_unique<std::array<Set, kSets>>();
-    return (*table)[(hash ^ (hash >> 29)) % kSets];
-  }
+  static Set& set_of(std::size_t hash) { return Table::set_of(hash); }
 
   /// The way holding `key` of `store` (its value possibly outdated), or nullptr.
   static Slot* find(Set& set, std::uint64_t store, std::size_t hash, std::string_view key) {
-    for (std::size_t i = 0; i < kWays; ++i) {
-      if (set.hashes[i] != hash) continue;
-      Slot& s = set.ways[i];
-      if (s.store == store && s.key == key) return &s;
-    }
-    return nullptr;
+    return Table::find(set, store, hash, [key](const Slot& s) { return s.key == key; });
   }
 
   /// True when `s`, filled at change count `writes`, may be served: nothing in its
@@ -87,22 +70,13 @@ class PeekMemo {
   /// True when the slot's record is used often enough to be worth a copy of its own.
   static bool wants_copy(const Slot& s) { return !s.own && s.uses >= kCopyAfterUses; }
 
-  /// Where `key` goes: the way that already holds it (outdated), else an empty one,
-  /// else the next in turn.
+  /// Where `key` of `store` goes, already owned by it (ThreadTable::place): fill it.
   static Slot& victim(Set& set, std::uint64_t store, std::size_t hash, std::string_view key) {
-    if (Slot* s = find(set, store, hash, key)) return *s;
-    for (Slot& s : set.ways)
-      if (s.store == 0) return s;
-    Slot& s = set.ways[set.next];
-    set.next = (set.next + 1) % kWays;
-    return s;
+    return Table::place(set, store, hash, [key](const Slot& s) { return s.key == key; });
   }
 
-  /// Fills `s`, a way of `set` (from victim()).
-  static void fill(Set& set, Slot& s, std::uint64_t store, std::size_t hash, std::string_view key,
-                   std::uint64_t writes, std::shared_ptr<const void> record) {
-    set.hashes[static_cast<std::size_t>(&s - set.ways.data())] = hash;
-    s.store = store;
+  /// Fills `s` (from victim()) with `key`'s record, read at change count `writes`.
+  static void fill(Slot& s, std::string_view key, std::uint64_t writes, std::shared_ptr<const void> record) {
     s.writes = writes;
     s.uses = 0;
     s.own = false;

@@ -1,7 +1,6 @@
 #include "gateway/rpc/answer_memo.h"
 
 #include <cstring>
-#include <memory>
 
 #include "cache/key_hash.h"
 
@@ -10,14 +9,9 @@ namespace {
 
 void put_u32(std::string& s, std::uint32_t v) { s.append(reinterpret_cast<const char*>(&v), sizeof v); }
 
-std::uint64_t next_id() {
-  static std::atomic<std::uint64_t> last{0};
-  return last.fetch_add(1, std::memory_order_relaxed) + 1;
-}
-
 }  // namespace
 
-AnswerMemo::AnswerMemo() : id_(next_id()) {}
+AnswerMemo::AnswerMemo() : id_(cache::new_table_owner()) {}
 
 void AnswerMemo::make_key(std::string& key, std::uint32_t prog, std::uint32_t vers, std::uint32_t proc,
                           const CallContext& ctx, std::span<const std::uint8_t> args) {
@@ -36,17 +30,6 @@ void AnswerMemo::make_key(std::string& key, std::uint32_t prog, std::uint32_t ve
   key.append(reinterpret_cast<const char*>(args.data()), args.size());
 }
 
-std::unique_ptr<AnswerMemo::Table>& AnswerMemo::thread_table() {
-  thread_local std::unique_ptr<Table> t;
-  return t;
-}
-
-AnswerMemo::Table& AnswerMemo::table() {
-  auto& t = thread_table();
-  if (!t) t = std::make_unique<Table>();
-  return *t;
-}
-
 std::size_t AnswerMemo::call_hash(std::uint32_t prog, std::uint32_t vers, std::uint32_t proc,
                                   std::span<const std::uint8_t> args) {
   const std::uint64_t seed = cache::kKeyHashSeed ^ (std::uint64_t{prog} << 32 | std::uint64_t{vers} << 8 | proc);
@@ -54,26 +37,14 @@ std::size_t AnswerMemo::call_hash(std::uint32_t prog, std::uint32_t vers, std::u
 }
 
 void AnswerMemo::prefetch(std::size_t hash) const {
-  const Table* table = thread_table().get();
-  if (table == nullptr) return;  // nothing kept on this thread yet
-  const Table& t = *table;
-  const std::size_t set = set_index(hash);
-  for (std::size_t i = 0; i < kWays; ++i) {
-    if (t.hashes[set][i] != hash) continue;
-    const char* slot = reinterpret_cast<const char*>(&t.ways[set][i]);
-    for (std::size_t off = 0; off < sizeof(Slot); off += 64) __builtin_prefetch(slot + off);
-  }
+  if (const Table::Set* set = Table::set_if_made(hash)) Table::prefetch(*set, hash);
 }
 
 AnswerMemo::Found AnswerMemo::answer(std::size_t hash, std::string_view key, std::vector<std::uint8_t>& out) const {
-  Table* table = thread_table().get();
-  if (table == nullptr) return Found::No;  // nothing kept on this thread yet
-  Table& t = *table;
-  const std::size_t set = set_index(hash);
-  for (std::size_t i = 0; i < kWays; ++i) {
-    if (t.hashes[set][i] != hash) continue;
-    Slot& s = t.ways[set][i];
-    if (s.owner != id_ || s.key() != key) continue;
+  Table::Set* set = Table::set_if_made(hash);
+  if (set == nullptr) return Found::No;  // nothing kept on this thread yet
+  if (Slot* found = Table::find(*set, id_, hash, holding(key))) {
+    Slot& s = *found;
     if (s.epoch != epoch() || !s.deps.still_holds()) return Found::No;
     if (++s.uses >= kUsesBeforeRefresh) return Found::Refresh;
     s.deps.replay_bumps();
@@ -87,23 +58,7 @@ AnswerMemo::Found AnswerMemo::answer(std::size_t hash, std::string_view key, std
 void AnswerMemo::keep(std::size_t hash, std::string_view key, std::uint64_t epoch,
                       std::span<const std::uint8_t> result, const cache::AnswerBasis& deps) const {
   if (!deps.keepable() || key.size() + result.size() > kInlineBytes) return;
-  Table& t = table();
-  const std::size_t set = set_index(hash);
-  auto& ways = t.ways[set];
-  // The way that holds the key already (outdated), else an empty one, else the
-  // next in turn.
-  std::size_t way = kWays;
-  for (std::size_t i = 0; i < kWays && way == kWays; ++i)
-    if (t.hashes[set][i] == hash && ways[i].owner == id_ && ways[i].key() == key) way = i;
-  for (std::size_t i = 0; i < kWays && way == kWays; ++i)
-    if (ways[i].owner == 0) way = i;
-  if (way == kWays) {
-    way = t.next[set];
-    t.next[set] = static_cast<std::uint8_t>((way + 1) % kWays);
-  }
-  Slot& slot = ways[way];
-  t.hashes[set][way] = hash;
-  slot.owner = id_;
+  Slot& slot = Table::place(Table::set_of(hash), id_, hash, holding(key));
   slot.epoch = epoch;
   slot.uses = 0;
   slot.key_bytes = static_cast<std::uint16_t>(key.size());

@@ -30,13 +30,13 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "cache/answer_basis.h"
+#include "cache/thread_table.h"
 #include "gateway/call_context.h"
 
 namespace nfsgw::rpc {
@@ -92,7 +92,6 @@ class AnswerMemo {
   /// result on the heap, comparing the key and copying the result were a third of
   /// a hit's cost, in cache misses).
   struct Slot {
-    std::uint64_t owner = 0;  // the memo's id; 0: empty
     std::uint64_t epoch = 0;
     std::uint32_t uses = 0;
     std::uint16_t key_bytes = 0;
@@ -102,21 +101,16 @@ class AnswerMemo {
 
     std::string_view key() const { return {bytes.data(), key_bytes}; }
   };
-  /// The ways' hashes of every set together, apart from the slots: 32 KiB that
-  /// stay in a core's cache, so that a probe costs no miss and a hit one run of
-  /// its slot's lines (with each set's hashes beside its slots, the probe itself
-  /// missed the cache, 60% of a hit's time).
-  struct Table {
-    std::array<std::array<std::size_t, kWays>, kSets> hashes{};
-    std::array<std::uint8_t, kSets> next{};  // the way the next new key replaces
-    std::array<std::array<Slot, kWays>, kSets> ways;
-  };
-  /// This thread's table, made on first use (keep()); nullptr before.
-  static std::unique_ptr<Table>& thread_table();
-  static Table& table();
-  static std::size_t set_index(std::size_t hash) { return (hash ^ (hash >> 29)) % kSets; }
+  /// The probe lines of every set apart from the slots (cache/thread_table.h): 32
+  /// KiB that stay in a core's cache, so that a probe costs no miss and a hit one
+  /// run of its slot's lines (with each set's hashes beside its slots, the probe
+  /// itself missed the cache, 60% of a hit's time). Slots are owned by the memo.
+  using Table = cache::ThreadTable<Slot, kWays, kSets>;
+  static auto holding(std::string_view key) {
+    return [key](const Slot& s) { return s.key() == key; };
+  }
 
-  const std::uint64_t id_;
+  const std::uint64_t id_;  // owns this memo's slots
   std::atomic<std::uint64_t> epoch_{1};
 };
 

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "cache/handle_codec.h"
+#include "cache/handle_memo.h"
 #include "controlled_store.h"
 #include "handle_helpers.h"
 
@@ -130,4 +131,22 @@ TEST(HandleMemo, KeepsAWorkingSetOfTwoThousandHandles) {
     for (const auto& fh : handles) ASSERT_TRUE(codec.unwrap(fh));
     EXPECT_LE(reads() - after_first, 100) << "more than 5 % of a 2,000-handle working set fell out of the memo";
   }).join();
+}
+
+TEST(HandleMemo, KeepingAKeyAgainReplacesItsOwnSlot) {
+  // Five keys in one set of four ways: the fifth takes the first way, the cursor
+  // moves to the second. Keeping the fifth again must overwrite its own slot; it
+  // used to take the next way in turn, evicting a live key and leaving two copies
+  // (find answered with the outdated one).
+  constexpr auto kWrap = HandleMemo::Direction::Wrap;
+  const std::uint64_t codec = new_table_owner();
+  const std::size_t hash = 0x0123456789abcdefull;
+  for (std::uint8_t i = 0; i < 5; ++i)
+    HandleMemo::keep(kWrap, codec, hash, HandleMemo::Slot{1, 0, origin(28, i), origin(28, 100 + i)});
+  HandleMemo::keep(kWrap, codec, hash, HandleMemo::Slot{1, 0, origin(28, 4), origin(28, 200)});
+  const auto* again = HandleMemo::find(kWrap, codec, hash, 1, origin(28, 4));
+  ASSERT_NE(again, nullptr);
+  EXPECT_EQ(again->value, origin(28, 200));
+  for (std::uint8_t i = 1; i < 4; ++i)
+    EXPECT_NE(HandleMemo::find(kWrap, codec, hash, 1, origin(28, i)), nullptr) << "key " << int{i};
 }

@@ -10,8 +10,10 @@
 #include <vector>
 
 #include "cache/key_hash.h"
+#include "cache/peek_memo.h"
 
 using nfsgw::cache::key_hash;
+using nfsgw::cache::PeekMemo;
 
 namespace {
 constexpr std::uint64_t kSeeds[] = {0, 1, 0x0123456789abcdefull, 0xfedcba9876543210ull};
@@ -49,7 +51,7 @@ TEST(KeyHash, EveryByteOfEveryLengthChangesTheHash) {
 
 TEST(KeyHash, StoreLikeKeysSpreadOverTheMemoSets) {
   // 2,000 keys as a LOOKUP record's: kind, export, a 28-byte handle, a name.
-  constexpr std::size_t kSets = 2048;
+  constexpr std::size_t kSets = PeekMemo::Table::kSets;
   for (const std::uint64_t seed : kSeeds) {
     std::vector<int> load(kSets, 0);
     std::set<std::size_t> distinct;
@@ -58,7 +60,7 @@ TEST(KeyHash, StoreLikeKeysSpreadOverTheMemoSets) {
                         std::to_string(i) + ".php";
       const std::size_t h = key_hash(key, seed);
       distinct.insert(h);
-      ++load[(h ^ (h >> 29)) % kSets];  // as PeekMemo::set_of
+      ++load[PeekMemo::Table::set_index(h)];
     }
     EXPECT_EQ(distinct.size(), 2000u) << "seed " << seed;
     // Uniform hashing puts at most 6 or 7 keys in the fullest set here (Poisson,

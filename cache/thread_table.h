@@ -1,0 +1,147 @@
+// One per-thread, set-associative table: the storage, set choice, lookup and
+// replacement of the memos that keep a thread's recent answers (peek_memo.h,
+// handle_memo.h, gateway/rpc/answer_memo.h). What a slot holds and when it may be
+// served is each memo's own business; how slots are found and replaced is here.
+//
+// Layout. Each set has 32 bytes of probe data (the ways' hash tags side by side,
+// the replacement cursor, where its slots are), apart from the slots: a lookup
+// reads that half cache line and, at most, the one slot whose tag matches. With
+// each slot's own hash, a probe touched four or five lines; with the hashes beside
+// large slots, the probe lines of a big table fell out of the cache and the probe
+// itself missed (60 % of a kept answer's time, answer_memo.h). A tag is 32 bits of
+// the hash, not all 64, so that four of them, the cursor and the pointer fit.
+//
+// A tag is only a filter: a slot answers when its owner and its whole key (the
+// caller's predicate) are equal, never by hash alone, so a key chosen to collide
+// can evict entries but never be served another's.
+//
+// Not thread-safe by design: each thread has its own table (thread_local), made on
+// first use, so that reads and writes touch no line another core writes. Slots are
+// tagged with the instance that owns them (new_table_owner()), so that instances
+// (tests make many) never mix and need no cleanup when they go.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+namespace nfsgw::cache {
+
+/// A fresh owner id (never 0) for an instance whose slots must not mix with
+/// others'. One counter for every table: an id is never reused in the process.
+inline std::uint64_t new_table_owner() {
+  static std::atomic<std::uint64_t> last{0};
+  return last.fetch_add(1, std::memory_order_relaxed) + 1;
+}
+
+/// `Value` is what a slot holds besides its owner; `Use` tells apart tables of the
+/// same value type and shape (each instantiation has its own per-thread table).
+template <typename Value, std::size_t Ways, std::size_t Sets, typename Use = Value>
+class ThreadTable {
+ public:
+  static_assert(Ways >= 1 && Ways <= 4, "a set's tags, cursor and slot pointer fit half a cache line");
+  static_assert(std::has_single_bit(Sets), "the set index is the low bits of the mixed hash");
+  static constexpr std::size_t kWays = Ways;
+  static constexpr std::size_t kSets = Sets;
+
+  struct Slot {
+    std::uint64_t owner = 0;  // 0: empty
+    Value value{};
+  };
+  /// One set's probe data; its slots are in the table's slot array.
+  struct alignas(32) Set {
+    std::array<std::uint32_t, Ways> tags{};
+    std::uint8_t next = 0;  // the way the next new key replaces (round robin)
+    Slot* ways = nullptr;
+  };
+  static_assert(sizeof(Set) == 32);
+
+  /// The set of `hash`: its low bits after folding bits 29 and up into them, so that
+  /// a hash whose low bits vary little still spreads over every set (the memos'
+  /// hashes are well mixed already; this is cheap insurance). The tag is the high
+  /// 32 bits: two keys of one set share it about once in four billion, and then
+  /// their whole keys tell them apart.
+  static std::size_t set_index(std::size_t hash) { return (hash ^ (hash >> 29)) & (Sets - 1); }
+  static std::uint32_t tag_of(std::size_t hash) { return static_cast<std::uint32_t>(hash >> 32); }
+
+  /// This thread's set for `hash`; the table is made on first use (about
+  /// Sets * (32 + Ways * sizeof(Slot)) bytes).
+  static Set& set_of(std::size_t hash) {
+    auto& table = thread_table();
+    if (!table) table = std::make_unique<Table>();
+    return table->sets[set_index(hash)];
+  }
+  /// The same, or nullptr while this thread has no table (a reader that should not
+  /// allocate one just to miss).
+  static Set* set_if_made(std::size_t hash) {
+    Table* table = thread_table().get();
+    return table != nullptr ? &table->sets[set_index(hash)] : nullptr;
+  }
+
+  /// The value `owner` keeps in `set` under `hash` for which `same_key(value)`
+  /// holds, or nullptr.
+  template <typename SameKey>
+  static Value* find(Set& set, std::uint64_t owner, std::size_t hash, SameKey&& same_key) {
+    Slot* s = slot_holding(set, owner, hash, same_key);
+    return s != nullptr ? &s->value : nullptr;
+  }
+
+  /// The slot to fill for a key of `owner` under `hash`: the one that holds the key
+  /// already (its value outdated), else an empty one, else the next in turn. It is
+  /// tagged for the key at once; the caller writes the whole value.
+  template <typename SameKey>
+  static Value& place(Set& set, std::uint64_t owner, std::size_t hash, SameKey&& same_key) {
+    const Slot* held = slot_holding(set, owner, hash, same_key);
+    std::size_t way = held != nullptr ? static_cast<std::size_t>(held - set.ways) : Ways;
+    for (std::size_t i = 0; i < Ways && way == Ways; ++i)
+      if (set.ways[i].owner == 0) way = i;
+    if (way == Ways) {
+      way = set.next;
+      set.next = static_cast<std::uint8_t>((way + 1) % Ways);
+    }
+    set.tags[way] = tag_of(hash);
+    set.ways[way].owner = owner;
+    return set.ways[way].value;
+  }
+
+  /// Starts loading the slots that may hold a key under `hash`, so that they
+  /// arrive while the caller does other work. Changes nothing.
+  static void prefetch(const Set& set, std::size_t hash) {
+    const std::uint32_t tag = tag_of(hash);
+    for (std::size_t i = 0; i < Ways; ++i) {
+      if (set.tags[i] != tag) continue;
+      const char* slot = reinterpret_cast<const char*>(&set.ways[i]);
+      for (std::size_t off = 0; off < sizeof(Slot); off += 64) __builtin_prefetch(slot + off);
+    }
+  }
+
+ private:
+  struct Table {
+    std::array<Set, Sets> sets;
+    std::array<Slot, Sets * Ways> slots;
+    Table() {
+      for (std::size_t i = 0; i < Sets; ++i) sets[i].ways = &slots[i * Ways];
+    }
+    Table(const Table&) = delete;  // the sets point into the slots
+    Table& operator=(const Table&) = delete;
+  };
+
+  static std::unique_ptr<Table>& thread_table() {
+    thread_local std::unique_ptr<Table> table;
+    return table;
+  }
+  template <typename SameKey>
+  static Slot* slot_holding(const Set& set, std::uint64_t owner, std::size_t hash, SameKey& same_key) {
+    const std::uint32_t tag = tag_of(hash);
+    Slot* const ways = set.ways;
+    for (std::size_t i = 0; i < Ways; ++i)
+      if (set.tags[i] == tag && ways[i].owner == owner && same_key(static_cast<const Value&>(ways[i].value)))
+        return &ways[i];
+    return nullptr;
+  }
+};
+
+}  // namespace nfsgw::cache
