@@ -44,7 +44,6 @@ class ThreadTable {
  public:
   static_assert(Ways >= 1 && Ways <= 4, "a set's tags, cursor and slot pointer fit half a cache line");
   static_assert(std::has_single_bit(Sets), "the set index is the low bits of the mixed hash");
-  static constexpr std::size_t kWays = Ways;
   static constexpr std::size_t kSets = Sets;
 
   struct Slot {
