@@ -130,6 +130,7 @@ GatewayApp::GatewayApp(config::Config cfg, std::string config_path)
   cache::MetadataStoreOptions mopts;
   mopts.memory_bytes = static_cast<std::size_t>(memory_mb / 2) << 20;
   mopts.disk_bytes = static_cast<std::uint64_t>(cfg_.cache.metadata_max_gb) << 30;
+  mopts.thread_memo = cfg_.cache.peek_memo;
   p.metadata.emplace(*p.db, mopts);
   p.metadata->on_disk_error([](const std::string& msg) {
     spdlog::error("metadata cache disk failed; serving from memory and the origin from now on: {}", msg);
@@ -155,11 +156,9 @@ GatewayApp::GatewayApp(config::Config cfg, std::string config_path)
   p.translator.emplace(*p.codec, routes, nfs3::max_transfer_for_record(cfg_.server.max_record_bytes));
   p.mount.emplace(cfg_.exports, *p.codec, *p.translator);
   p.dispatcher.add(rpc::make_nfs3_table(*p.translator));
-  // NFSGW_ANSWER_MEMO=off: every answer walks the layers (for measurements).
-  if (const char* m = std::getenv("NFSGW_ANSWER_MEMO"); m != nullptr && std::string_view(m) == "off") {
-    p.dispatcher.use_answer_memo(false);
-    spdlog::info("answer memo off (NFSGW_ANSWER_MEMO=off)");
-  }
+  // [cache] answer_memo = false: every answer walks the layers (for measurements).
+  p.dispatcher.use_answer_memo(cfg_.cache.answer_memo);
+  if (!cfg_.cache.answer_memo) spdlog::info("answer memo off ([cache] answer_memo = false)");
   p.dispatcher.use_duplicate_cache(&p.duplicates);
   p.dispatcher.add(rpc::make_mount3_table(*p.mount));
   p.dispatcher.add(rpc::make_mount1_table(*p.mount));

@@ -136,7 +136,7 @@ CONF
 
 bench_wan() { timeout 15 "$build/tools/wan-emu/wan-emu" --ctl "127.0.0.1:$wan_ctl_port" "$@"; }
 
-# bench_write_nfsgw_config FILE PORT CACHE_DIR ORIGIN_URL METADATA_CACHE(true|false) TTL MEMORY_MB
+# bench_write_nfsgw_config FILE PORT CACHE_DIR ORIGIN_URL METADATA_CACHE(true|false) TTL MEMORY_MB [ANSWER_MEMO(true|false)]
 bench_write_nfsgw_config() {
   cat >"$1" <<TOML
 [server]
@@ -148,6 +148,7 @@ register_rpcbind = false
 [cache]
 dir = "$3"
 memory_mb = $7
+$([ "${8:-true}" = false ] && echo "answer_memo = false")
 
 [[export]]
 path = "/export"

@@ -9,9 +9,10 @@
 # Both are warmed, then every measurement runs once through each, back to back
 # (base then new in odd repetitions, new then base in even ones), so a ratio
 # compares runs made seconds apart on the same origin:
-#   null getattr lookup lookup-missing access   --connections x --inflight over
-#        the --files files of nfsgw-bench/ (all cached: one sequential pass and a
-#        1 s random pass before)
+#   null getattr lookup lookup-missing access read php   --connections x --inflight
+#        over the --files files of nfsgw-bench/ (all cached: one sequential pass and
+#        a 1 s random pass before); read: READs of 4 KiB at offset 0 of those
+#        100-byte files; php: nfsgw-bench's PHP mix (LOOKUP, GETATTR, ACCESS, READ)
 #   walk-warm     recursive walk of walk/ (--walk-files files + 209 entries of
 #                 the bench's tree, 18 folders), one connection, one call in flight
 #   write         --connections x --inflight WRITEs of --write-size bytes at offset 0
@@ -46,7 +47,7 @@ base_bin=""
 new_bin=""
 reps=5
 duration=5
-modes="null getattr lookup lookup-missing access walk-warm write write-1 write-1-hot churn churn-1 restart"
+modes="null getattr lookup lookup-missing access read php walk-warm write write-1 write-1-hot churn churn-1 restart"
 files=2000
 walk_files=800
 write_size=4096
@@ -165,7 +166,8 @@ minus() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-") print "-"; 
 args_of() {
   local cx="--connections $connections --inflight $inflight" one="--connections 1 --inflight 1"
   case "$1" in
-    null|getattr|lookup|lookup-missing|access) echo "--mode $1 --dir nfsgw-bench --files $files $cx" ;;
+    null|getattr|lookup|lookup-missing|access|php) echo "--mode $1 --dir nfsgw-bench --files $files $cx" ;;
+    read) echo "--mode read --dir nfsgw-bench --files $files --size 4096 $cx" ;;
     write) echo "--mode write --dir wr-$2 --files $files --size $write_size $cx" ;;
     write-1) echo "--mode write --dir wr-$2 --files $files --size $write_size $one" ;;
     write-1-hot) echo "--mode write --dir wr-$2 --files 1 --size $write_size $one" ;;
@@ -207,7 +209,7 @@ warm() {  # warm TARGET: every name, handle and ACCESS answer of the hit modes c
   local t=$1 m
   timeout 120 "$bench" --url "${url[$t]}" --mode getattr --dir "wr-$t" --files "$files" --count 1 \
     --duration 60 >/dev/null 2>>"$work/bench.log" || true
-  for m in getattr lookup lookup-missing access; do
+  for m in getattr lookup lookup-missing access read php; do
     # shellcheck disable=SC2046
     timeout 120 "$bench" --url "${url[$t]}" $(args_of "$m" "$t") --order sequential --count "$files" \
       --duration 60 >/dev/null 2>>"$work/bench.log" || true
@@ -250,7 +252,7 @@ for rep in $(seq "$reps"); do
   for t in $order; do warm "$t"; done
   for t in $order; do run "$rep" "$t" walk walk-cold; done
   for t in $order; do run "$rep" "$t" walk walk-warm-0; done  # the first warm pass: not counted
-  for m in null getattr lookup lookup-missing access; do
+  for m in null getattr lookup lookup-missing access read php; do
     has_mode "$m" || continue
     for t in $order; do run "$rep" "$t" "$m"; done
   done
@@ -310,7 +312,7 @@ ms() { awk -v a="$1" 'BEGIN { if (a == "-") print "-"; else printf "%.1f", a * 1
   echo
   echo "| mode | base calls/s | new calls/s | new/base (median of per-rep ratios, range) | base p50 us | new p50 us | new/base p50 | base CPU us/call | new CPU us/call | new/base CPU (median of per-rep ratios) | base origin calls | new origin calls |"
   echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
-  for m in null getattr lookup lookup-missing access write write-1 write-1-hot churn churn-1; do
+  for m in null getattr lookup lookup-missing access read php write write-1 write-1-hot churn churn-1; do
     has_run "$m" || continue
     rr=$(rep_ratios "$m" 4)
     echo "| $m | $(k "$(med base "$m" 4)") | $(k "$(med new "$m" 4)") | $(ratio "$(med new "$m" 4)" "$(med base "$m" 4)") ($(f2 "$(bench_median <<<"$rr")"), $(range <<<"$rr")) | $(r1 "$(med base "$m" 5)") | $(r1 "$(med new "$m" 5)") | $(ratio "$(med new "$m" 5)" "$(med base "$m" 5)") | $(f2 "$(med base "$m" 7)") | $(f2 "$(med new "$m" 7)") | $(f2 "$(rep_ratios "$m" 7 | bench_median)") | $(f0 "$(med base "$m" 8)") | $(f0 "$(med new "$m" 8)") |"

@@ -5,7 +5,7 @@
 #   origin      nfs-ganesha VFS (scripts/origin-ganesha.sh), straight
 #   gw-nocache  nfsgw with metadata_cache = false (pass-through)
 #   gw-cache    nfsgw with the metadata cache on, windows of --ttl
-#   gw-cache-nomemo  the same with NFSGW_ANSWER_MEMO=off: every hit walks the layers
+#   gw-cache-nomemo  the same with [cache] answer_memo = false: every hit walks the layers
 #               (gateway/rpc/answer_memo.h); not in the default targets
 #   proxy       nfs-ganesha PROXY_V4 re-exporting the same folder, Attr_Expiration_Time =
 #               --ttl (needs the Debian package nfs-ganesha-proxy-v4; skipped with a note
@@ -110,12 +110,12 @@ for t in $targets; do
   case "$t" in
     origin) ;;
     gw-nocache|gw-cache|gw-cache-nomemo)
-      port=$nocache_port; mc=false; memo=on
+      port=$nocache_port; mc=false; memo=true
       [ "$t" = gw-cache ] && { port=$cache_port; mc=true; }
-      [ "$t" = gw-cache-nomemo ] && { port=$nomemo_port; mc=true; memo=off; }
+      [ "$t" = gw-cache-nomemo ] && { port=$nomemo_port; mc=true; memo=false; }
       mkdir -p "$work/cache-$t"
-      bench_write_nfsgw_config "$work/$t.toml" "$port" "$work/cache-$t" "$origin_url" "$mc" "$ttl" 256
-      if NFSGW_ANSWER_MEMO=$memo bench_start_nfsgw "$work/$t.toml" "$port" "$work/nfsgw-$t.log"; then
+      bench_write_nfsgw_config "$work/$t.toml" "$port" "$work/cache-$t" "$origin_url" "$mc" "$ttl" 256 "$memo"
+      if bench_start_nfsgw "$work/$t.toml" "$port" "$work/nfsgw-$t.log"; then
         url[$t]="nfs://127.0.0.1/export?nfsport=$port&mountport=$port"
         pid[$t]=$nfsgw_pid
         active="$active $t"
