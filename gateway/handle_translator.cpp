@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "gateway/export_policy.h"
+#include "gateway/made_up.h"
 #include "gateway/name_rules.h"
 #include "gateway/reply_fit.h"
 
@@ -37,10 +38,7 @@ namespace {
 /// SERVERFAULT): never the origin's.
 template <typename Res>
 Res failure(Status s) {
-  Res r;
-  r.status = s;
-  r.gateway_status = true;
-  return r;
+  return made_up<Res>(s);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "gateway/reply_fit.h"
 
+#include "gateway/made_up.h"
 #include "protocol/nfs3_sizes.h"
 
 namespace nfsgw {
@@ -19,10 +20,8 @@ std::size_t fit(Res& res, std::uint32_t limit) {
   if (res.entries.empty()) {
     // Not one entry fits (or not even the reply around them): the client must ask
     // with a larger maxcount.
-    Res small;
-    small.status = nfs3::Status::TooSmall;
+    Res small = made_up<Res>(nfs3::Status::TooSmall);
     small.dir_attributes = std::move(res.dir_attributes);
-    small.gateway_status = true;
     res = std::move(small);
     return dropped;
   }

@@ -2,6 +2,7 @@
 // from the store or fetched whole from the origin (one fetch per block and
 // version however many callers miss it), read-ahead after sequential READs.
 #include "gateway/datacache/data_cache.h"
+#include "gateway/made_up.h"
 
 #include <algorithm>
 #include <cstring>
@@ -152,9 +153,7 @@ Awaitable<DataCache::Fetched> DataCache::block_from_origin(CallContext ctx, nfs3
   // Others may join this fetch: it is not abandoned when this caller leaves.
   auto fetch = [this, shared = shared_work(ctx), fh, stamp, index] { return fetch_block(shared, fh, stamp, index); };
   // A waiter whose client leaves gets JUKEBOX at once; the fetch goes on.
-  nfs3::ReadRes left;
-  left.status = nfs3::Status::Jukebox;
-  left.gateway_status = true;
+  nfs3::ReadRes left = made_up<nfs3::ReadRes>(nfs3::Status::Jukebox);
   SingleFlight<Fetched>::Leave leave{ctx.caller_gone, Fetched{nullptr, std::move(left)}};
   co_return co_await flights_.run(std::move(flight), fetch, joined, std::move(leave));
 }

@@ -6,6 +6,7 @@
 // are left out (they are optional in NFSv3, and clients then ask GETATTR). A
 // cached LOOKUP therefore carries the directory's fresh attributes but not the
 // child's, which were only cached.
+#include "gateway/made_up.h"
 #include "gateway/metacache/metadata_cache.h"
 
 #include <boost/asio/co_spawn.hpp>
@@ -364,9 +365,8 @@ Awaitable<nfs3::LookupRes> MetadataCache::lookup(const CallContext& ctx, nfs3::L
   };
   if (windows_.strict()) co_return co_await fetch();  // joins no earlier LOOKUP (see origin_getattr)
   std::string flight = handle_key('l', dir) + '/' + name + '/' + cred_key(ctx.cred);
-  nfs3::LookupRes left;  // for a waiter whose client leaves; the fetch goes on
-  left.status = Status::Jukebox;
-  left.gateway_status = true;
+  // For a waiter whose client leaves; the fetch goes on.
+  nfs3::LookupRes left = made_up<nfs3::LookupRes>(Status::Jukebox);
   SingleFlight<nfs3::LookupRes>::Leave leave{ctx.caller_gone, std::move(left)};
   co_return co_await lookup_flights_.run(std::move(flight), fetch, nullptr, std::move(leave));
 }

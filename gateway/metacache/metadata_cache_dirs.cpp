@@ -7,6 +7,7 @@
 // READDIRPLUS alike, cut to each client's limits, with the gateway's own cookies.
 #include <algorithm>
 
+#include "gateway/made_up.h"
 #include "gateway/metacache/metadata_cache.h"
 #include "gateway/metacache/store_await.h"
 
@@ -167,8 +168,7 @@ Awaitable<nfs3::ReaddirRes> MetadataCache::readdir(const CallContext& ctx, nfs3:
   }
   if (!l || (args.cookie != 0 && !ours(args.cookie, args.cookieverf))) {
     if (ours(args.cookie, args.cookieverf)) {
-      res.status = Status::BadCookie;  // the client starts the listing again
-      res.gateway_status = true;
+      res = made_up<nfs3::ReaddirRes>(Status::BadCookie);  // the client starts the listing again
       if (dir_attr) res.dir_attributes = dir_attr->attr;
       co_return res;
     }
@@ -188,8 +188,7 @@ Awaitable<nfs3::ReaddirRes> MetadataCache::readdir(const CallContext& ctx, nfs3:
   }
   res.eof = i == l->entries.size();
   if (res.entries.empty() && !res.eof) {
-    res = nfs3::ReaddirRes{};
-    res.status = Status::TooSmall;
+    res = made_up<nfs3::ReaddirRes>(Status::TooSmall);
     res.dir_attributes = dir_attr->attr;
   }
   co_return res;
@@ -210,8 +209,7 @@ Awaitable<nfs3::ReaddirplusRes> MetadataCache::readdirplus(const CallContext& ct
   }
   if (!l || (args.cookie != 0 && !ours(args.cookie, args.cookieverf))) {
     if (ours(args.cookie, args.cookieverf)) {
-      res.status = Status::BadCookie;
-      res.gateway_status = true;
+      res = made_up<nfs3::ReaddirplusRes>(Status::BadCookie);
       if (dir_attr) res.dir_attributes = dir_attr->attr;
       co_return res;
     }
@@ -241,8 +239,7 @@ Awaitable<nfs3::ReaddirplusRes> MetadataCache::readdirplus(const CallContext& ct
   }
   res.eof = i == l->entries.size();
   if (res.entries.empty() && !res.eof) {
-    res = nfs3::ReaddirplusRes{};
-    res.status = Status::TooSmall;
+    res = made_up<nfs3::ReaddirplusRes>(Status::TooSmall);
     res.dir_attributes = dir_attr->attr;
   }
   co_return res;

@@ -1,6 +1,7 @@
 // One dispatch table per RPC program version: procedure number -> name, flags and a
 // typed handler. Everything generic about a call (auth, argument decoding errors,
-// the reply header, stats to come) follows from the table, not from the handlers.
+// the reply header, what may be replayed) follows from the table, not from the
+// handlers.
 #pragma once
 
 #include <cstdint>

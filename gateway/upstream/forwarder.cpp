@@ -6,6 +6,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "gateway/made_up.h"
 #include "gateway/rpc/nfs3_procedure_info.h"
 #include "gateway/upstream/libnfs_convert.h"
 #include "gateway/upstream/origin_mount.h"
@@ -26,9 +27,7 @@ auto reply_into(const char* what) {
   return [what](void* data, Res& out) {
     if (data == nullptr || !convert::from_libnfs(*static_cast<const LibRes*>(data), out)) {
       spdlog::warn("upstream: unusable {} reply from the origin", what);
-      out = Res{};
-      out.status = nfs3::Status::ServerFault;
-      out.gateway_status = true;
+      out = made_up<Res>(nfs3::Status::ServerFault);
     }
   };
 }
@@ -66,13 +65,10 @@ CallSpec spec_of(Proc proc, const CallContext& ctx, const Args& args) {
 /// truncate them into a different name, so such calls are refused here.
 bool c_string_safe(const std::string& s) { return s.find('\0') == std::string::npos; }
 
-/// A call answered by nfsgw without asking the origin (gateway_status).
+/// A call answered by nfsgw without asking the origin.
 template <typename Res>
 Res refused(nfs3::Status status) {
-  Res r{};
-  r.status = status;
-  r.gateway_status = true;
-  return r;
+  return made_up<Res>(status);
 }
 
 struct NullRes {

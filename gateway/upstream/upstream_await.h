@@ -16,6 +16,7 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include "gateway/made_up.h"
 #include "gateway/nfs3_program.h"
 #include "gateway/upstream/upstream_pool.h"
 
@@ -62,10 +63,7 @@ class AwaitedCall final : public UpstreamCall {
   /// The status is nfsgw's own (JUKEBOX, SERVERFAULT, ACCES; see
   /// UpstreamCall::on_fail), not the origin's: the result says so.
   void on_fail(nfs3::Status status) override {
-    Res res{};
-    res.status = status;
-    res.gateway_status = true;
-    finish(std::move(res));
+    finish(made_up<Res>(status));
   }
 
  private:
