@@ -87,7 +87,7 @@ MetadataCache::Fresh MetadataCache::fresh_in_memory(const nfs3::FileHandle& fh, 
   if (force_origin) return {};
   auto peeked = store_.peek<cache::AttrRecord>(key(fh), basis != nullptr && basis->through_memory_layer());
   if (basis != nullptr) basis->rests_on(peeked.watch);
-  if (peeked.value && windows_.fresh_attr(*peeked.value, basis)) return Fresh{Status::Ok, false, peeked.value, true};
+  if (peeked.value && windows_.fresh_attr(*peeked.value, basis)) return Fresh{Status::Ok, false, peeked.value};
   return {};
 }
 
@@ -98,9 +98,42 @@ Awaitable<MetadataCache::Fresh> MetadataCache::fresh_attr(const CallContext& ctx
     auto peeked = store_.peek<cache::AttrRecord>(key(fh));
     AttrPtr rec = std::move(peeked.value);
     if (peeked.where == cache::MetadataStore::Where::OnDisk) rec = co_await attrs_.cached(fh);
-    if (rec && windows_.fresh_attr(*rec)) co_return Fresh{Status::Ok, false, rec, true};
+    if (rec && windows_.fresh_attr(*rec)) co_return Fresh{Status::Ok, false, rec};
   }
   co_return co_await origin_getattr(ctx, fh, for_proc);
+}
+
+AttrPtr MetadataCache::usable_attr(const nfs3::FileHandle& fh, Asked& asked, cache::AnswerBasis& basis) {
+  for (const auto& [of, attr] : asked.attrs)
+    if (of == fh) {
+      basis.refuse();  // no record's window covers them: such an answer is never kept
+      return attr;
+    }
+  AttrPtr attr = asked.origin_only ? nullptr : fresh_in_memory(fh, false, &basis).attr;
+  if (!attr) asked.attr_wanted = fh;
+  return attr;
+}
+
+template <typename Res, typename Args>
+Awaitable<std::optional<Res>> MetadataCache::hit_revalidating(
+    const CallContext& ctx, const Args& args, Proc proc, Asked& asked,
+    Now<Res> (MetadataCache::*hit)(const CallContext&, const Args&, Asked&)) {
+  // A LOOKUP reads two objects' attributes, an ACCESS one; each is asked of the
+  // origin at most once, since the step then has it in `asked`.
+  constexpr int kMaxGetattrs = 2;
+  for (int getattrs = 0;; ++getattrs) {
+    Now<Res> now = (this->*hit)(ctx, args, asked);
+    if (now) co_return std::move(now.res);
+    if (!asked.attr_wanted || getattrs == kMaxGetattrs) co_return std::nullopt;
+    const nfs3::FileHandle fh = *asked.attr_wanted;
+    asked.attr_wanted.reset();
+    const Fresh f = co_await origin_getattr(ctx, fh, proc);
+    if (!f.attr) {
+      if (!f.gateway_status && gone(f.status)) asked.gone = fh;
+      co_return std::nullopt;
+    }
+    asked.attrs.emplace_back(fh, f.attr);
+  }
 }
 
 Now<nfs3::GetattrRes> MetadataCache::getattr_now(const CallContext& ctx, const nfs3::GetattrArgs& args) {
@@ -115,9 +148,15 @@ Now<nfs3::GetattrRes> MetadataCache::getattr_now(const CallContext& ctx, const n
 }
 
 Awaitable<nfs3::GetattrRes> MetadataCache::getattr(const CallContext& ctx, nfs3::GetattrArgs args) {
+  if (!windows_.strict()) {
+    // The step passed: the record may only be on disk. Anything else the origin
+    // answers, and its answer is the call's (a miss, even when it revalidates).
+    co_await attrs_.cached(args.object);
+    if (auto now = getattr_now(ctx, args)) co_return std::move(*now.res);
+  }
   count(Proc::Getattr, ExportCounters::Calls);
-  Fresh f = fresh_in_memory(args.object, windows_.strict());
-  if (!f.attr) f = co_await fresh_attr(ctx, args.object, Proc::Getattr, windows_.strict());
+  count(Proc::Getattr, ExportCounters::Misses);
+  const Fresh f = co_await origin_getattr(ctx, args.object, Proc::Getattr);
   nfs3::GetattrRes res;
   if (!f.attr) {
     res.status = f.status;
@@ -125,7 +164,6 @@ Awaitable<nfs3::GetattrRes> MetadataCache::getattr(const CallContext& ctx, nfs3:
   } else {
     res.attributes = f.attr->attr;
   }
-  count(Proc::Getattr, f.from_cache ? ExportCounters::Hits : ExportCounters::Misses);
   co_return res;
 }
 
@@ -172,49 +210,48 @@ Awaitable<void> MetadataCache::learn_access_later(const CallContext& ctx, const 
 
 Now<nfs3::AccessRes> MetadataCache::access_now(const CallContext& ctx, const nfs3::AccessArgs& args) {
   if (windows_.strict()) return {};
+  Asked none;
+  return access_hit(ctx, args, none);
+}
+
+Now<nfs3::AccessRes> MetadataCache::access_hit(const CallContext& ctx, const nfs3::AccessArgs& args,
+                                               Asked& asked) {
   Now<nfs3::AccessRes> now{std::nullopt, cache::AnswerBasis(ctx.refresh_records)};
-  Fresh f = fresh_in_memory(args.object, false, &now.basis);
-  if (!f.attr) return {};
-  const auto answer = perms_.answer_now(ctx.cred, args.object, f.attr->attr, args.access, now.basis);
-  if (!answer.granted) return {};
+  const AttrPtr attr = usable_attr(args.object, asked, now.basis);
+  if (!attr) return {};
+  const auto granted = perms_.answer_now(ctx.cred, args.object, attr->attr, args.access, now.basis);
+  if (!granted) return {};
   count(Proc::Access, ExportCounters::Calls, now.basis);
   count(Proc::Access, ExportCounters::Hits, now.basis);
   now.basis.vouch();
   nfs3::AccessRes& res = now.res.emplace();
-  res.obj_attributes = f.attr->attr;
-  res.access = *answer.granted;
+  res.obj_attributes = attr->attr;
+  res.access = *granted;
   return now;
 }
 
 Awaitable<nfs3::AccessRes> MetadataCache::access(const CallContext& ctx, nfs3::AccessArgs args) {
-  count(Proc::Access, ExportCounters::Calls);
   if (!windows_.strict()) {
-    Fresh f = fresh_in_memory(args.object, false);
-    if (!f.attr) f = co_await fresh_attr(ctx, args.object, Proc::Access, false);
-    if (f.attr) {
-      cache::AnswerBasis unused;  // a coroutine's answer is never kept
-      auto now = perms_.answer_now(ctx.cred, args.object, f.attr->attr, args.access, unused);
-      std::optional<std::uint32_t> granted = now.granted;
-      if (!now.known) granted = co_await perms_.answer(ctx.cred, args.object, f.attr->attr, args.access);
-      if (granted) {
-        count(Proc::Access, ExportCounters::Hits);
-        nfs3::AccessRes res;
-        res.obj_attributes = f.attr->attr;
-        res.access = *granted;
-        co_return res;
-      }
-    }
+    // The step passed: its records may only be on disk, the attributes' window
+    // may have ended.
+    co_await attrs_.cached(args.object);
+    co_await perms_.load(ctx.cred, args.object);
+    Asked asked;
+    auto hit = co_await hit_revalidating(ctx, args, Proc::Access, asked, &MetadataCache::access_hit);
+    if (hit) co_return std::move(*hit);
   }
+  // An unknown permission is learnt from the origin's answer itself.
+  count(Proc::Access, ExportCounters::Calls);
   count(Proc::Access, ExportCounters::Misses);
   count(Proc::Access, ExportCounters::OriginCalls);
   const nfs3::FileHandle fh = args.object;
-  const std::uint32_t asked = args.access;
+  const std::uint32_t bits = args.access;
   const std::uint64_t seq = attrs_.next_seq();
   nfs3::AccessRes res = co_await next_.access(ctx, std::move(args));
   if (!res.gateway_status && res.obj_attributes) {
     AttrPtr rec = co_await attrs_.learn(fh, *res.obj_attributes, seq);
     if (res.status == Status::Ok && describes(rec, *res.obj_attributes))
-      perms_.learn(ctx.cred, fh, *res.obj_attributes, asked, res.access);
+      perms_.learn(ctx.cred, fh, *res.obj_attributes, bits, res.access);
   }
   co_return res;
 }
@@ -256,31 +293,46 @@ Awaitable<nfs3::ReadlinkRes> MetadataCache::readlink(const CallContext& ctx, nfs
 // ---- LOOKUP -------------------------------------------------------------------
 
 Now<nfs3::LookupRes> MetadataCache::lookup_now(const CallContext& ctx, const nfs3::LookupArgs& args) {
-  // The hit of lookup() below when every record it needs is in memory and nothing
-  // is to be learnt; anything else is left to it. Never under strict: there the
-  // directory's GETATTR to the origin comes first.
+  // Never under strict: there the directory's GETATTR to the origin comes first.
   if (windows_.strict()) return {};
+  Asked none;
+  return lookup_hit(ctx, args, none);
+}
+
+// LOOKUP's one hit logic: lookup_now's with memory alone, lookup()'s once it has
+// brought records in and revalidated attributes.
+Now<nfs3::LookupRes> MetadataCache::lookup_hit(const CallContext& ctx, const nfs3::LookupArgs& args,
+                                               Asked& asked) {
   Now<nfs3::LookupRes> now{std::nullopt, cache::AnswerBasis(ctx.refresh_records)};
   cache::AnswerBasis& basis = now.basis;
   const nfs3::FileHandle& dir = args.what.dir;
-  Fresh d = fresh_in_memory(dir, false, &basis);
-  if (!d.attr || d.attr->attr.type != nfs3::FileType::Dir) return {};
+  const AttrPtr d = usable_attr(dir, asked, basis);
+  if (!d || d->attr.type != nfs3::FileType::Dir) return {};
+  // Looked at before the name: a permission not known is learnt at the first miss
+  // already, so that the next LOOKUP in this directory (a second probe of a
+  // missing name) is answered.
+  const auto permit = perms_.check_now(ctx.cred, dir, d->attr, nfs3::access::Lookup, basis);
+  if (permit == Permit::Unknown) asked.permission_unknown = dir;
+  if (permit != Permit::Yes) return {};
   auto found = peek_now<cache::LookupRecord>(store_, name_key(dir, args.what.name), basis);
   if (!found || !*found) return {};
   const cache::LookupRecord& rec = **found;
-  if (rec.dir_gen != d.attr->gen || !(rec.exists || windows_.fresh_negative(rec.expires, &basis))) return {};
-  const auto permit = perms_.check_now(ctx.cred, dir, d.attr->attr, nfs3::access::Lookup, basis);
-  if (!permit || *permit != Permit::Yes) return {};
+  if (rec.dir_gen != d->gen || !(rec.exists || windows_.fresh_negative(rec.expires, &basis))) return {};
   nfs3::LookupRes& res = now.res.emplace();
-  res.dir_attributes = d.attr->attr;
+  res.dir_attributes = d->attr;
   if (!rec.exists) {
     res.status = Status::NoEnt;
   } else {
-    // The child's attributes come with the answer while fresh.
-    const AttrPtr child = fresh_in_memory(rec.child, false, &basis).attr;
-    if (!child) return {};  // to be revalidated: the coroutine's work
     res.object = rec.child;
-    res.obj_attributes = child->attr;
+    // The child's attributes come with the answer. Strict leaves them out (the
+    // client asks GETATTR itself): only the directory was asked of the origin in
+    // this call, and a strict answer carries nothing older than the origin's
+    // (issue 18).
+    if (!asked.origin_only) {
+      const AttrPtr child = usable_attr(rec.child, asked, basis);
+      if (!child) return {};
+      res.obj_attributes = child->attr;
+    }
   }
   count(Proc::Lookup, ExportCounters::Calls, basis);
   count(Proc::Lookup, ExportCounters::Hits, basis);
@@ -288,55 +340,37 @@ Now<nfs3::LookupRes> MetadataCache::lookup_now(const CallContext& ctx, const nfs
   return now;
 }
 
+Awaitable<void> MetadataCache::load_lookup_records(const Credentials& cred, const nfs3::DirOpArgs& what,
+                                                   bool with_attrs) {
+  const auto nk = name_key(what.dir, what.name);
+  std::shared_ptr<const cache::LookupRecord> rec = co_await find<cache::LookupRecord>(store_, nk);
+  co_await perms_.load(cred, what.dir);
+  if (!with_attrs) co_return;
+  co_await attrs_.cached(what.dir);
+  if (rec && rec->exists) co_await attrs_.cached(rec->child);
+}
+
 Awaitable<nfs3::LookupRes> MetadataCache::lookup(const CallContext& ctx, nfs3::LookupArgs args) {
+  const nfs3::FileHandle& dir = args.what.dir;
+  const std::string& name = args.what.name;
+  // The step passed: its records may only be on disk, the attributes' windows may
+  // have ended. Strict: it is given the directory's attributes from the origin.
+  // One answer under one setting, across a reload.
+  Asked asked;
+  asked.origin_only = windows_.strict();
+  co_await load_lookup_records(ctx.cred, args.what, !asked.origin_only);
+  auto hit = co_await hit_revalidating(ctx, args, Proc::Lookup, asked, &MetadataCache::lookup_hit);
+  if (hit) co_return std::move(*hit);
+  if (asked.permission_unknown) co_await learn_access_later(ctx, *asked.permission_unknown);
+  // A child the origin says is gone takes its name with it.
+  if (asked.gone && *asked.gone != dir) store_.erase<cache::LookupRecord>(name_key(dir, name));
   count(Proc::Lookup, ExportCounters::Calls);
-  const nfs3::FileHandle dir = args.what.dir;
-  const std::string name = args.what.name;
-  const bool strict = windows_.strict();  // one answer under one setting, across a reload
-  Fresh d = fresh_in_memory(dir, strict);
-  if (!d.attr) d = co_await fresh_attr(ctx, dir, Proc::Lookup, strict);
-  if (d.attr && d.attr->attr.type == nfs3::FileType::Dir) {
-    // Hot path: records in memory are read without further coroutine frames.
-    const auto nk = name_key(dir, name);
-    std::shared_ptr<const cache::LookupRecord> rec = co_await find<cache::LookupRecord>(store_, nk);
-    cache::AnswerBasis unused;  // a coroutine's answer is never kept
-    const auto pn = perms_.check_now(ctx.cred, dir, d.attr->attr, nfs3::access::Lookup, unused);
-    const Permit p = pn ? *pn : co_await perms_.check(ctx.cred, dir, d.attr->attr, nfs3::access::Lookup);
-    // Learnt at the first miss already, so that the next LOOKUP in this
-    // directory (a second probe of a missing name) is answered here.
-    if (p == Permit::Unknown) co_await learn_access_later(ctx, dir);
-    if (rec && rec->dir_gen == d.attr->gen && (rec->exists || windows_.fresh_negative(rec->expires))) {
-      if (p == Permit::Yes && !rec->exists) {
-        count(Proc::Lookup, ExportCounters::Hits);
-        nfs3::LookupRes res;
-        res.status = Status::NoEnt;
-        res.dir_attributes = d.attr->attr;
-        co_return res;
-      }
-      if (p == Permit::Yes) {
-        // The child's attributes come with the answer: revalidated when their
-        // window ended. Strict leaves them out (the client asks GETATTR itself):
-        // only the directory was asked of the origin in this call, and a strict
-        // answer carries nothing older than the origin's (issue 18).
-        AttrPtr child;
-        if (!strict) {
-          Fresh c = fresh_in_memory(rec->child, false);
-          if (!c.attr) c = co_await fresh_attr(ctx, rec->child, Proc::Lookup, false);
-          child = c.attr;
-          if (!c.attr && !c.gateway_status && gone(c.status)) store_.erase<cache::LookupRecord>(name_key(dir, name));
-        }
-        if (child || strict) {
-          count(Proc::Lookup, ExportCounters::Hits);
-          nfs3::LookupRes res;
-          res.object = rec->child;
-          if (child) res.obj_attributes = child->attr;
-          res.dir_attributes = d.attr->attr;
-          co_return res;
-        }
-      }
-    }
-  }
   count(Proc::Lookup, ExportCounters::Misses);
+  co_return co_await lookup_origin(ctx, dir, name);
+}
+
+Awaitable<nfs3::LookupRes> MetadataCache::lookup_origin(const CallContext& ctx, const nfs3::FileHandle& dir,
+                                                        const std::string& name) {
   const CallContext shared = shared_work(ctx);  // others may join this fetch
   auto fetch = [&]() -> Awaitable<nfs3::LookupRes> {
     const std::uint64_t seq = attrs_.next_seq();

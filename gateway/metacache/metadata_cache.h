@@ -24,8 +24,11 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_set>
+#include <utility>
+#include <vector>
 
 #include "cache/answer_basis.h"
 #include "cache/coherency.h"
@@ -113,7 +116,6 @@ class MetadataCache final : public ForwardingProgram<MetadataCache> {
     nfs3::Status status = nfs3::Status::Ok;
     bool gateway_status = false;
     AttrPtr attr;
-    bool from_cache = false;  // no origin call was needed
   };
   Awaitable<Fresh> fresh_attr(const CallContext& ctx, const nfs3::FileHandle& fh, nfs3::Proc for_proc,
                               bool force_origin);
@@ -124,6 +126,40 @@ class MetadataCache final : public ForwardingProgram<MetadataCache> {
   /// One origin GETATTR, shared by concurrent callers; learns the answer.
   Awaitable<Fresh> origin_getattr(const CallContext& ctx, const nfs3::FileHandle& fh,
                                   nfs3::Proc for_proc);
+
+  // LOOKUP and ACCESS: the hit is the answer step's (lookup_hit, access_hit); the
+  // coroutine brings records from disk and revalidates attributes for it, then
+  // asks it again.
+  /// Between a step and its coroutine: the coroutine gives the attributes the
+  /// origin sent during the call, which the step uses whatever their window (they
+  /// are no older than the call); the step tells, when it passes, what it lacked.
+  struct Asked {
+    std::vector<std::pair<nfs3::FileHandle, AttrPtr>> attrs;
+    /// Strict: nothing but `attrs` may be used, and a LOOKUP leaves the child's
+    /// attributes out (only the cache has them).
+    bool origin_only = false;
+    std::optional<nfs3::FileHandle> attr_wanted;         // no usable attributes
+    std::optional<nfs3::FileHandle> permission_unknown;  // the caller's, to be learnt
+    std::optional<nfs3::FileHandle> gone;                // so the origin said, asked for attributes
+  };
+  /// The attributes of `fh` the step may use: given in `asked`, or in memory inside
+  /// their window. Null when there are none, and then `asked.attr_wanted` is `fh`.
+  AttrPtr usable_attr(const nfs3::FileHandle& fh, Asked& asked, cache::AnswerBasis& basis);
+  Now<nfs3::LookupRes> lookup_hit(const CallContext& ctx, const nfs3::LookupArgs& args, Asked& asked);
+  Now<nfs3::AccessRes> access_hit(const CallContext& ctx, const nfs3::AccessArgs& args, Asked& asked);
+  /// Asks `hit` for the answer; while it passes for want of an object's
+  /// attributes, asks the origin for them with one GETATTR and asks again. Nullopt
+  /// when it still passes; `asked` then says why.
+  template <typename Res, typename Args>
+  Awaitable<std::optional<Res>> hit_revalidating(
+      const CallContext& ctx, const Args& args, nfs3::Proc proc, Asked& asked,
+      Now<Res> (MetadataCache::*hit)(const CallContext&, const Args&, Asked&));
+  /// Brings what lookup_hit reads into memory when it is only on disk; the
+  /// attributes only `with_attrs` (strict asks the origin for them).
+  Awaitable<void> load_lookup_records(const Credentials& cred, const nfs3::DirOpArgs& what, bool with_attrs);
+  /// A LOOKUP's miss: forwarded (shared by concurrent callers), and learnt from.
+  Awaitable<nfs3::LookupRes> lookup_origin(const CallContext& ctx, const nfs3::FileHandle& dir,
+                                           const std::string& name);
   /// Asks the origin what `ctx` may do on `fh` and learns it (also in the background).
   Awaitable<void> learn_access(CallContext ctx, nfs3::FileHandle fh);
   /// Starts learn_access() without waiting for it.

@@ -26,19 +26,17 @@ Permit Permissions::decide(std::optional<std::uint32_t> got, const Credentials& 
   return Permit::Unknown;
 }
 
-Awaitable<std::optional<std::uint32_t>> Permissions::answer(const Credentials& cred,
-                                                            const nfs3::FileHandle& fh,
-                                                            const nfs3::Fattr& attr,
-                                                            std::uint32_t asked) {
-  auto rec = co_await find<cache::AccessRecord>(store_, key(cred, fh));
-  co_return granted(rec.get(), attr, asked);
+std::optional<std::uint32_t> Permissions::answer_now(const Credentials& cred, const nfs3::FileHandle& fh,
+                                                     const nfs3::Fattr& attr, std::uint32_t asked,
+                                                     cache::AnswerBasis& basis) {
+  auto rec = peek_now<cache::AccessRecord>(store_, key(cred, fh), basis);
+  if (!rec) return std::nullopt;
+  return granted(rec->get(), attr, asked, &basis);
 }
 
-Permissions::Answer Permissions::answer_now(const Credentials& cred, const nfs3::FileHandle& fh,
-                                            const nfs3::Fattr& attr, std::uint32_t asked, cache::AnswerBasis& basis) {
-  auto rec = peek_now<cache::AccessRecord>(store_, key(cred, fh), basis);
-  if (!rec) return {};
-  return {true, granted(rec->get(), attr, asked, &basis)};
+Awaitable<void> Permissions::load(const Credentials& cred, const nfs3::FileHandle& fh) {
+  const auto k = key(cred, fh);
+  co_await find<cache::AccessRecord>(store_, k);
 }
 
 std::optional<Permit> Permissions::check_now(const Credentials& cred, const nfs3::FileHandle& fh,
@@ -53,8 +51,8 @@ Awaitable<Permit> Permissions::check(const Credentials& cred, const nfs3::FileHa
                                      const nfs3::Fattr& attr, std::uint32_t bits) {
   cache::AnswerBasis unused;  // a coroutine's answer is never kept
   if (auto now = check_now(cred, fh, attr, bits, unused)) co_return *now;
-  auto got = co_await answer(cred, fh, attr, bits);
-  co_return decide(got, cred, attr, bits);
+  auto rec = co_await find<cache::AccessRecord>(store_, key(cred, fh));
+  co_return decide(granted(rec.get(), attr, bits), cred, attr, bits);
 }
 
 void Permissions::learn(const Credentials& cred, const nfs3::FileHandle& fh,

@@ -36,18 +36,14 @@ class Permissions {
   /// attributes came with it.
   void learn(const Credentials& cred, const nfs3::FileHandle& fh, const nfs3::Fattr& attr,
              std::uint32_t asked, std::uint32_t granted);
-  /// answer() when it needs no wait; `known` is false when the record may be on
-  /// disk only (then co_await answer()).
-  struct Answer {
-    bool known = false;
-    std::optional<std::uint32_t> granted;
-  };
-  Answer answer_now(const Credentials& cred, const nfs3::FileHandle& fh, const nfs3::Fattr& attr,
-                    std::uint32_t asked, cache::AnswerBasis& basis);
-  /// A cached ACCESS answer covering `asked`: the granted subset.
-  Awaitable<std::optional<std::uint32_t>> answer(const Credentials& cred,
-                                                 const nfs3::FileHandle& fh,
-                                                 const nfs3::Fattr& attr, std::uint32_t asked);
+  /// A cached ACCESS answer covering `asked`: the granted subset; nullopt when
+  /// there is none in memory. What it read is added to `basis`.
+  std::optional<std::uint32_t> answer_now(const Credentials& cred, const nfs3::FileHandle& fh,
+                                          const nfs3::Fattr& attr, std::uint32_t asked,
+                                          cache::AnswerBasis& basis);
+  /// Brings `cred`'s ACCESS record of `fh` into memory when it is only on disk, so
+  /// that check_now() and answer_now() can read it.
+  Awaitable<void> load(const Credentials& cred, const nfs3::FileHandle& fh);
 
   /// POSIX permission bits (no ACLs) for access_check = "local"; Unknown for uid 0,
   /// whom the origin may squash.

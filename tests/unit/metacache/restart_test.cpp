@@ -86,5 +86,47 @@ TEST_F(RestartTest, AChangeSeenAfterTheRestartReplacesWhatWasStored) {
   EXPECT_EQ(origin.total_calls(), 0u);
 }
 
+// After a restart every record is only on disk: the answer steps pass, and the
+// coroutines bring the records into memory and answer as hits, asking nobody.
+TEST_F(RestartTest, RecordsOnlyOnDiskAreHitsThroughTheCoroutines) {
+  open();
+  const auto d = origin.add_dir(origin.root(), "d");
+  const auto f = origin.add_file(d, "f", 0644, 0, 0, "12345");
+  ASSERT_EQ(access(d, nfs3::access::Read | nfs3::access::Lookup).status, Status::Ok);
+  ASSERT_EQ(access(f, nfs3::access::Read).status, Status::Ok);
+  const auto found = lookup(d, "f");
+  ASSERT_EQ(found.status, Status::Ok);
+  ASSERT_EQ(lookup(d, "missing").status, Status::NoEnt);
+  origin.reset_calls();
+  const nfs3::LookupArgs lookup_f{nfs3::DirOpArgs{d, "f"}};
+  const nfs3::LookupArgs lookup_missing{nfs3::DirOpArgs{d, "missing"}};
+
+  // A restart before each call: what one call brings in would serve the next.
+  restart();
+  ASSERT_FALSE(layer->lookup_now(as(0), lookup_f));  // nothing in memory yet
+  const auto again = lookup(d, "f");
+  EXPECT_EQ(again.object, f);
+  EXPECT_EQ(again.obj_attributes, found.obj_attributes);
+  EXPECT_EQ(again.dir_attributes, found.dir_attributes);
+  EXPECT_EQ(layer->counters().get(Proc::Lookup).hits, 1u);
+
+  restart();
+  ASSERT_FALSE(layer->lookup_now(as(0), lookup_missing));
+  EXPECT_EQ(lookup(d, "missing").status, Status::NoEnt);
+  EXPECT_EQ(layer->counters().get(Proc::Lookup).hits, 1u);
+
+  restart();
+  ASSERT_FALSE(layer->access_now(as(0), nfs3::AccessArgs{f, nfs3::access::Read}));
+  EXPECT_EQ(access(f, nfs3::access::Read).access, nfs3::access::Read);
+  EXPECT_EQ(layer->counters().get(Proc::Access).hits, 1u);
+
+  restart();
+  ASSERT_FALSE(layer->getattr_now(as(0), nfs3::GetattrArgs{f}));
+  EXPECT_EQ(getattr(f).attributes.size, 5u);
+  EXPECT_EQ(layer->counters().get(Proc::Getattr).hits, 1u);
+
+  EXPECT_EQ(origin.total_calls(), 0u);
+}
+
 }  // namespace
 }  // namespace nfsgw::metacache::test

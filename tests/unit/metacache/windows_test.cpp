@@ -83,6 +83,51 @@ TEST_F(TtlTest, AccessAnswersLastAccessTtl) {
   EXPECT_EQ(origin.calls(Proc::Access), 1u);  // learnt again (by the LOOKUP, in the background)
 }
 
+TEST_F(TtlTest, ALookupWhoseChildsWindowEndedIsAHitAfterOneGetattr) {
+  start();
+  const auto d = origin.add_dir(origin.root(), "d");
+  const auto f = origin.add_file(d, "f");
+  ASSERT_EQ(access(d, nfs3::access::Lookup).status, Status::Ok);
+  const auto first = lookup(d, "f");
+  ASSERT_EQ(first.status, Status::Ok);
+  clock.advance(10'000);  // attr_ttl is over for "f", dir_ttl (20 s) not for "d"
+  origin.reset_calls();
+  const auto before = layer->counters().get(Proc::Lookup);
+  const nfs3::LookupArgs args{nfs3::DirOpArgs{d, "f"}};
+  ASSERT_FALSE(layer->lookup_now(as(0), args));  // the coroutine's work
+
+  const auto again = lookup(d, "f");
+  EXPECT_EQ(again.object, f);
+  EXPECT_EQ(again.obj_attributes, first.obj_attributes);
+  EXPECT_EQ(origin.calls(Proc::Getattr), 1u);
+  EXPECT_EQ(origin.total_calls(), 1u);
+  const auto c = layer->counters().get(Proc::Lookup);
+  EXPECT_EQ(c.calls, before.calls + 1);
+  EXPECT_EQ(c.hits, before.hits + 1);
+  EXPECT_EQ(c.misses, before.misses);
+  EXPECT_EQ(c.revalidations, before.revalidations + 1);
+  EXPECT_EQ(c.origin_calls, before.origin_calls + 1);
+  EXPECT_TRUE(layer->lookup_now(as(0), args));  // renewed
+}
+
+TEST_F(TtlTest, AZeroWindowStillAnswersLookupAndAccessWithTheGetattrOfTheCall) {
+  settings.attr_ttl = 0s;
+  start();
+  const auto d = origin.add_dir(origin.root(), "d");
+  const auto f = origin.add_file(d, "f");
+  ASSERT_EQ(access(d, nfs3::access::Lookup).status, Status::Ok);
+  ASSERT_EQ(access(f, nfs3::access::Read).status, Status::Ok);
+  ASSERT_EQ(lookup(d, "f").status, Status::Ok);
+  origin.reset_calls();
+  // The attributes the origin gave during the call serve it, whatever the window.
+  EXPECT_EQ(lookup(d, "f").object, f);
+  EXPECT_EQ(access(f, nfs3::access::Read).access, nfs3::access::Read);
+  EXPECT_EQ(origin.calls(Proc::Getattr), 2u);
+  EXPECT_EQ(origin.total_calls(), 2u);
+  EXPECT_EQ(layer->counters().get(Proc::Lookup).misses, 1u);  // only the first
+  EXPECT_EQ(layer->counters().get(Proc::Access).hits, 1u);
+}
+
 class TtlDirTest : public MetaCacheTest {
  protected:
   void SetUp() override {
