@@ -147,7 +147,10 @@ TEST_F(AnswerNowTest, AWarmAccessRestsOnItsAccessRecordAndWindow) {
   const auto acc = layer->access_now(as(kUser), nfs3::AccessArgs{f, kReadLookup});
   ASSERT_TRUE(acc);
   ASSERT_TRUE(acc.basis.keepable());
-  EXPECT_EQ(acc.basis.watches(), 2u);  // the object's attributes and the ACCESS answer
+  // The object's attributes and the ACCESS answer: one watch each, or one for
+  // both when their keys fall in one shard (the key hash's seed is per process).
+  EXPECT_GE(acc.basis.watches(), 1u);
+  EXPECT_LE(acc.basis.watches(), 2u);
   EXPECT_TRUE(acc.basis.still_holds());
   ASSERT_EQ(chmod(f, 0600).status, Status::Ok);
   EXPECT_FALSE(acc.basis.still_holds()) << "the mode changed through the layer";
