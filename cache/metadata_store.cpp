@@ -292,6 +292,12 @@ struct MetadataStore::Impl {
         call = hook;
       }
     }
+    // The writer may be asleep until the next sweep (30 s): it must wake to the
+    // retry's time. Taking its mutex first means it either has not yet computed
+    // when to wake (and sees retry_at) or is waiting (and is woken). No caller
+    // holds queue_mu here: the writer calls write() and sweep() unlocked.
+    { std::lock_guard q(queue_mu); }
+    queue_cv.notify_all();
     if (call) call(message);
   }
 

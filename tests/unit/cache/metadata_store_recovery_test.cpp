@@ -8,6 +8,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <string>
 
 #include "cache/metadata_store.h"
@@ -131,4 +133,34 @@ TEST(MetadataStoreRecovery, ZeroRetryNeverTriesAgain) {
   EXPECT_TRUE(s.usage().degraded);
   EXPECT_EQ(kv->recovers.load(), 0);
   EXPECT_EQ(hooks.recoveries, 0);
+}
+
+// On the real clock, the store's thread sleeps until its next sweep (30 s) when
+// nothing is queued: a disk that fails on a read (on a caller's or the pool's
+// thread, not the writer's) must wake it to the retry's time. Bounded: the test
+// fails after 10 s, a third of a sweep period, where the retry is due after 20 ms.
+TEST(MetadataStoreRecovery, AReadFailureIsRetriedAfterDiskRetryNotAtTheNextSweep) {
+  auto kv = std::make_unique<ControlledStore>(make_memory_store(metadata_families()));
+  MetadataStoreOptions o;
+  o.memory_bytes = 1 << 20;
+  o.disk_threads = 1;
+  o.shards = 4;
+  o.disk_retry = 20ms;  // the real clock (the default timer_clock)
+  MetadataStore s(*kv, o);
+  std::mutex mu;
+  std::condition_variable cv;
+  int recoveries = 0;
+  s.on_disk_recovered([&] {
+    std::lock_guard lock(mu);
+    ++recoveries;
+    cv.notify_all();
+  });
+  s.flush();  // the writer is idle now, asleep until its first sweep
+  kv->fail_reads = true;
+  EXPECT_EQ(s.get<AttrRecord>(object(7)), nullptr);
+  ASSERT_TRUE(s.usage().degraded);  // positive control: the read failed the disk
+  kv->fail_reads = false;
+  std::unique_lock lock(mu);
+  EXPECT_TRUE(cv.wait_for(lock, 10s, [&] { return recoveries > 0; }))
+      << "the disk was not tried again within 10 s of a read failure";
 }
