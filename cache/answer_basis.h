@@ -56,6 +56,10 @@ class AnswerBasis {
   // ---- built by the answering layers ---------------------------------------------------
 
   void rests_on(Watch w) {
+    if (w.counter == nullptr) {  // a read that could not be watched (a record only on disk)
+      refused_ = true;
+      return;
+    }
     for (std::size_t i = 0; i < watches_; ++i)
       if (watch_[i].counter == w.counter) {
         // Read twice with different values: the answer mixes two states.

@@ -545,10 +545,14 @@ struct MetadataStore::Impl {
   void write_loop() {
     std::unique_lock lock(queue_mu);
     for (;;) {
-      const auto due = std::min(next_sweep, retry_due_time());
+      // When to wake is read again after every wake-up: a disk failure seen on
+      // another thread moves the retry's time (degrade()).
+      auto due = std::min(next_sweep, retry_due_time());
       while (!stopping && queue.empty() && sweeps_asked <= sweeps_done && passes_asked <= passes_done &&
-             timers->now() < due)
+             timers->now() < due) {
         timers->wait_until(queue_cv, lock, due);
+        due = std::min(next_sweep, retry_due_time());
+      }
       // A pass asked for by now is done once this round has looked at the timers.
       const auto passes = passes_asked;
       if (timers->now() >= retry_due_time() && !stopping) {

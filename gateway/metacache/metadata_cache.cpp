@@ -83,11 +83,10 @@ Awaitable<MetadataCache::Fresh> MetadataCache::origin_getattr(const CallContext&
 }
 
 MetadataCache::Fresh MetadataCache::fresh_in_memory(const nfs3::FileHandle& fh, bool force_origin,
-                                                    cache::AnswerBasis* basis) {
+                                                    cache::AnswerBasis& basis) {
   if (force_origin) return {};
-  auto peeked = store_.peek<cache::AttrRecord>(key(fh), basis != nullptr && basis->through_memory_layer());
-  if (basis != nullptr) basis->rests_on(peeked.watch);
-  if (peeked.value && windows_.fresh_attr(*peeked.value, basis)) return Fresh{Status::Ok, false, peeked.value};
+  const auto rec = peek_now<cache::AttrRecord>(store_, key(fh), basis);
+  if (rec && *rec && windows_.fresh_attr(**rec, &basis)) return Fresh{Status::Ok, false, *rec};
   return {};
 }
 
@@ -109,7 +108,7 @@ AttrPtr MetadataCache::usable_attr(const nfs3::FileHandle& fh, Asked& asked, cac
       basis.refuse();  // no record's window covers them: such an answer is never kept
       return attr;
     }
-  AttrPtr attr = asked.origin_only ? nullptr : fresh_in_memory(fh, false, &basis).attr;
+  AttrPtr attr = asked.origin_only ? nullptr : fresh_in_memory(fh, false, basis).attr;
   if (!attr) asked.attr_wanted = fh;
   return attr;
 }
@@ -138,7 +137,7 @@ Awaitable<std::optional<Res>> MetadataCache::hit_revalidating(
 
 Now<nfs3::GetattrRes> MetadataCache::getattr_now(const CallContext& ctx, const nfs3::GetattrArgs& args) {
   Now<nfs3::GetattrRes> now{std::nullopt, cache::AnswerBasis(ctx.refresh_records)};
-  Fresh f = fresh_in_memory(args.object, windows_.strict(), &now.basis);
+  Fresh f = fresh_in_memory(args.object, windows_.strict(), now.basis);
   if (!f.attr) return {};
   count(Proc::Getattr, ExportCounters::Calls, now.basis);
   count(Proc::Getattr, ExportCounters::Hits, now.basis);

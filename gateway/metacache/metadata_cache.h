@@ -121,8 +121,8 @@ class MetadataCache final : public ForwardingProgram<MetadataCache> {
                               bool force_origin);
   /// fresh_attr's hot path without a coroutine frame: the answer when a record in
   /// memory is inside its window, else an empty Fresh (then co_await fresh_attr).
-  /// An answer given at once passes its `basis`, which gets what was read.
-  Fresh fresh_in_memory(const nfs3::FileHandle& fh, bool force_origin, cache::AnswerBasis* basis = nullptr);
+  /// What was read goes into `basis` (through peek_now).
+  Fresh fresh_in_memory(const nfs3::FileHandle& fh, bool force_origin, cache::AnswerBasis& basis);
   /// One origin GETATTR, shared by concurrent callers; learns the answer.
   Awaitable<Fresh> origin_getattr(const CallContext& ctx, const nfs3::FileHandle& fh,
                                   nfs3::Proc for_proc);

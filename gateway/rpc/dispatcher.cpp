@@ -204,7 +204,10 @@ Awaitable<ReplyRecord> Dispatcher::dispatch(std::span<const std::uint8_t> record
     // Where a kept copy of this call's answer would be (answer_memo.h): its lines
     // load while the credential is decoded.
     std::optional<std::size_t> memo_hash;
-    if (memo_on_ && proc.begin && (proc.flags & flags::Mutates) == 0) {
+    // Only calls that change nothing and whose results are small (no ResultSize:
+    // within kSmallResultBytes) can have a kept answer: a READ's or a listing's
+    // would not fit inline, so they pay no key and no probe.
+    if (memo_on_ && proc.begin && (proc.flags & flags::Mutates) == 0 && proc.result_size == nullptr) {
       memo_hash = AnswerMemo::call_hash(h.prog, h.vers, h.proc, r.rest());
       memo_.prefetch(*memo_hash);
     }
