@@ -51,7 +51,12 @@ class AnswerBasis {
   /// `through_memory_layer`: records are to be read through the store's shared
   /// memory layer, not a thread's memo, so that its LRU order and the disk's
   /// last-used times see them used (a copy given again touches neither).
-  explicit AnswerBasis(bool through_memory_layer) : through_memory_layer_(through_memory_layer) {}
+  /// `count_later`: the answer is tentative, asked for by a layer above that may
+  /// pass the call on instead (CallContext::tentative); count() notes its counters
+  /// without bumping them, and the asker calls replay_bumps() if it uses the
+  /// answer, so that a call is counted once whichever path answers it.
+  explicit AnswerBasis(bool through_memory_layer, bool count_later = false)
+      : through_memory_layer_(through_memory_layer), count_later_(count_later) {}
 
   // ---- built by the answering layers ---------------------------------------------------
 
@@ -77,10 +82,10 @@ class AnswerBasis {
     clock_ = &clock;
     if (at < expires_) expires_ = at;
   }
-  /// Adds one to `counter` (relaxed) and notes it among the counters a copy of
-  /// this answer bumps.
+  /// Adds one to `counter` (relaxed; not for a tentative answer) and notes it among
+  /// the counters a copy of this answer bumps.
   void count(std::atomic<std::uint64_t>& counter) {
-    counter.fetch_add(1, std::memory_order_relaxed);
+    if (!count_later_) counter.fetch_add(1, std::memory_order_relaxed);
     if (bumps_ == kMaxBumps) {
       refused_ = true;
       return;
@@ -103,7 +108,8 @@ class AnswerBasis {
       if (watch_[i].counter->load(std::memory_order_acquire) != watch_[i].seen) return false;
     return clock_ == nullptr || clock_->now_ms() < expires_;
   }
-  /// Counts a copy given again as the answer it stands for.
+  /// Counts a copy given again as the answer it stands for (or a tentative answer
+  /// used).
   void replay_bumps() const {
     for (std::size_t i = 0; i < bumps_; ++i) bump_[i]->fetch_add(1, std::memory_order_relaxed);
   }
@@ -122,6 +128,7 @@ class AnswerBasis {
   bool vouched_ = false;
   bool refused_ = false;
   bool through_memory_layer_ = false;
+  bool count_later_ = false;
 };
 
 }  // namespace nfsgw::cache

@@ -19,6 +19,7 @@
 #include "cache/block_store.h"
 
 #include <algorithm>
+#include <cstring>
 #include <array>
 #include <atomic>
 #include <filesystem>
@@ -32,6 +33,7 @@
 #include "cache/block_files.h"
 #include "cache/block_index_codec.h"
 #include "cache/crc32c.h"
+#include "cache/hot_blocks.h"
 #include "cache/metadata_codec.h"
 
 namespace nfsgw::cache {
@@ -76,9 +78,25 @@ class IndexedBlockStore final : public BlockStore {
 
   std::uint32_t block_bytes() const override { return o_.block_bytes; }
 
-  Now read_now(const ObjectKey& file, const Stamp& stamp, std::uint64_t index, std::span<char> out) override {
+  Now read_now(const ObjectKey& file, const Stamp& stamp, std::uint64_t index, Part part) override {
+    if (part.from > part.length || part.out.size() > part.length - part.from) return Now::WouldWait;
     try {
       const std::string fkey = codec::file_key(file);
+      const Millis now_ms = o_.clock->now_ms();
+      // Without the file's lock: every change of the file forgets its copies
+      // before it changes anything, under that lock, so a copy found is the
+      // file's as it was before any change still under way.
+      if (const HotBlocks::Copy copy = hot_.find(fkey, index, stamp)) {
+        // The pool path refreshes the use time that eviction goes by.
+        if (now_ms - copy.last_used >= o_.touch_interval_ms) return Now::WouldWait;
+        if (copy.bytes->size() != part.length) {  // not the block the caller's version has
+          ++misses_;
+          return Now::Miss;
+        }
+        std::memcpy(part.out.data(), copy.bytes->data() + part.from, part.out.size());
+        ++hits_;
+        return Now::Hit;
+      }
       std::shared_lock lock(stripe(fkey), std::try_to_lock);
       if (!lock.owns_lock()) return Now::WouldWait;  // a writer holds the file
       std::string v;
@@ -89,18 +107,29 @@ class IndexedBlockStore final : public BlockStore {
         ++misses_;
         return Now::Miss;
       }
-      // The pool path refreshes the use time that eviction goes by.
-      if (o_.clock->now_ms() - f->last_used >= o_.touch_interval_ms) return Now::WouldWait;
+      if (now_ms - f->last_used >= o_.touch_interval_ms) return Now::WouldWait;
       if (const auto answer = from_memory(blocks_fam_, codec::block_key(fkey, index), v)) return *answer;
       const auto b = codec::decode_block(v);
       if (!b || b->file_id != f->id || b->length == 0 || b->length > o_.block_bytes) return Now::WouldWait;
-      if (b->length != out.size()) {  // not the block the caller's version has
+      if (b->length != part.length) {  // not the block the caller's version has
         ++misses_;
         return Now::Miss;
       }
-      // Straight into the caller's memory, checked there.
-      const auto n = files_->read_now(f->id, offset_of(index), out.data(), out.size());
-      if (!n || *n != out.size() || crc32c(0, out.data(), out.size()) != b->crc) return Now::WouldWait;
+      // The whole block, checked, then the part asked for. Straight into the
+      // caller's memory when that is the whole block and no copy is kept.
+      const bool whole = part.from == 0 && part.out.size() == part.length;
+      std::shared_ptr<std::string> bytes;
+      char* into = part.out.data();
+      if (hot_.enabled() || !whole) {
+        bytes = std::make_shared<std::string>(part.length, '\0');
+        into = bytes->data();
+      }
+      const auto n = files_->read_now(f->id, offset_of(index), into, part.length);
+      if (!n || *n != part.length || crc32c(0, into, part.length) != b->crc) return Now::WouldWait;
+      if (bytes) {
+        std::memcpy(part.out.data(), bytes->data() + part.from, part.out.size());
+        hot_.keep(fkey, index, stamp, std::move(bytes), f->last_used);
+      }
       ++hits_;
       return Now::Hit;
     } catch (const std::exception&) {
@@ -149,23 +178,31 @@ class IndexedBlockStore final : public BlockStore {
       const std::string fkey = codec::file_key(file);
       std::optional<std::string> out;
       std::optional<BlockRecord> bad;
-      bool touch = false;
+      Millis last_used = 0;
       {
         std::shared_lock lock(stripe(fkey));
-        auto f = get_file(fkey);
-        auto b = f && f->stamp == stamp ? get_block(codec::block_key(fkey, index)) : std::nullopt;
-        if (!b) {
+        if (const HotBlocks::Copy copy = hot_.find(fkey, index, stamp)) {
+          out = *copy.bytes;
+          last_used = copy.last_used;
+        } else if (auto f = get_file(fkey); f && f->stamp == stamp) {
+          auto b = get_block(codec::block_key(fkey, index));
+          if (!b) {
+            ++misses_;
+            return std::nullopt;
+          }
+          std::string data(std::min(b->length, o_.block_bytes), '\0');
+          if (b->file_id == f->id && b->length == data.size() && !data.empty() &&
+              files_->read(f->id, offset_of(index), data.data(), data.size()) == data.size() &&
+              crc32c(data) == b->crc) {
+            last_used = f->last_used;
+            if (hot_.enabled()) hot_.keep(fkey, index, stamp, std::make_shared<const std::string>(data), last_used);
+            out = std::move(data);
+          } else {
+            bad = b;
+          }
+        } else {
           ++misses_;
           return std::nullopt;
-        }
-        std::string data(std::min(b->length, o_.block_bytes), '\0');
-        if (b->file_id == f->id && b->length == data.size() && !data.empty() &&
-            files_->read(f->id, offset_of(index), data.data(), data.size()) == data.size() &&
-            crc32c(data) == b->crc) {
-          out = std::move(data);
-          touch = o_.clock->now_ms() - f->last_used >= o_.touch_interval_ms;
-        } else {
-          bad = b;
         }
       }
       if (bad) {
@@ -175,7 +212,7 @@ class IndexedBlockStore final : public BlockStore {
         return std::nullopt;
       }
       ++hits_;
-      if (touch) touch_file(fkey);
+      if (o_.clock->now_ms() - last_used >= o_.touch_interval_ms) touch_file(fkey);
       return out;
     });
   }
@@ -194,6 +231,9 @@ class IndexedBlockStore final : public BlockStore {
         if (current && current->stamp != stamp) replaced = std::exchange(current, std::nullopt);
         FileRecord rec = current ? *current : FileRecord{stamp, next_id_++, now, 0, 0};
         auto old = current ? get_block(bkey) : std::nullopt;
+        // Before the bytes change: a copy is never what the disk no longer holds.
+        if (replaced) hot_.forget_file(fkey);
+        else hot_.forget_block(fkey, index);
         try {
           files_->write(rec.id, offset_of(index), data);  // the bytes before the index
         } catch (...) {
@@ -214,6 +254,7 @@ class IndexedBlockStore final : public BlockStore {
                   codec::encode(BlockRecord{rec.id, static_cast<std::uint32_t>(data.size()), crc32c(data)}));
         batch.put(files_fam_, fkey, codec::encode(rec));
         write_index(batch);
+        hot_.touched(fkey, rec.last_used);  // the file's other copies
         if (replaced) {
           account(*replaced, -1);
           files_->remove(replaced->id);
@@ -293,6 +334,10 @@ class IndexedBlockStore final : public BlockStore {
     u.evicted_files = evicted_files_.load();
     u.evicted_blocks = evicted_blocks_.load();
     u.evicted_bytes = evicted_bytes_.load();
+    u.memory_budget = hot_.budget();
+    u.memory_bytes = hot_.bytes();
+    u.memory_blocks = hot_.blocks();
+    u.memory_hits = hot_.hits();
     return u;
   }
 
@@ -363,6 +408,7 @@ class IndexedBlockStore final : public BlockStore {
     move_lru(batch, fkey, rec, now);
     batch.put(files_fam_, fkey, codec::encode(rec));
     write_index(batch);
+    hot_.touched(fkey, now);
   }
 
   /// Drops block `index` if its record is still `seen` (a reader found it bad).
@@ -375,6 +421,7 @@ class IndexedBlockStore final : public BlockStore {
 
   void drop_block_locked(const std::string& fkey, const FileRecord& f, std::uint64_t index,
                          const BlockRecord& b) {
+    hot_.forget_block(fkey, index);
     FileRecord rec = f;
     rec.blocks -= 1;
     rec.bytes -= b.length;
@@ -388,6 +435,7 @@ class IndexedBlockStore final : public BlockStore {
   }
 
   void drop_locked(const std::string& fkey, const FileRecord& f, bool evicted) {
+    hot_.forget_file(fkey);
     Batch batch;
     batch.erase_range(blocks_fam_, fkey, codec::prefix_end(fkey));
     batch.erase(files_fam_, fkey);
@@ -404,6 +452,7 @@ class IndexedBlockStore final : public BlockStore {
 
   /// Erases a file key's index entries when its record does not decode.
   void drop_index_of(const std::string& fkey) {
+    hot_.forget_file(fkey);
     Batch batch;
     batch.erase_range(blocks_fam_, fkey, codec::prefix_end(fkey));
     batch.erase(files_fam_, fkey);
@@ -431,6 +480,7 @@ class IndexedBlockStore final : public BlockStore {
       std::unique_lock lock(stripe(fkey));
       auto f = get_file(fkey);
       if (!f) return false;
+      hot_.forget_file(fkey);  // patched or restamped: kept again by the next read
       if (f->stamp != before) {
         drop_locked(fkey, *f, false);
         return false;
@@ -556,6 +606,8 @@ class IndexedBlockStore final : public BlockStore {
   const BlockStoreOptions o_;
   const KvStore::Family files_fam_, blocks_fam_, lru_fam_;
   std::array<std::shared_mutex, kStripes> stripes_;
+  // Copies of blocks read lately; changed only under the file's stripe lock.
+  HotBlocks hot_{static_cast<std::size_t>(o_.memory_bytes)};
   std::mutex evict_mu_;
   std::atomic<std::uint64_t> next_id_{1};
   std::atomic<bool> index_failed_{false};  // the last index write failed: recover() first

@@ -65,6 +65,8 @@ struct BlockStoreOptions {
   std::uint64_t disk_bytes = 16ull << 30;          // [cache] data_max_gb
   Millis touch_interval_ms = 60'000;               // use-time granularity
   const Clock* clock = &wall_clock();              // for use times
+  /// The hot tier in memory (hot_blocks.h), a share of [cache] memory_mb; 0: none.
+  std::uint64_t memory_bytes = 0;
 };
 
 struct BlockUsage {
@@ -73,6 +75,9 @@ struct BlockUsage {
   std::uint64_t read_hits = 0, read_misses = 0;    // misses include corrupt ones
   std::uint64_t corrupt_dropped = 0;               // missing, short or bad checksum
   std::uint64_t evicted_files = 0, evicted_blocks = 0, evicted_bytes = 0;
+  /// The hot tier in memory (hot_blocks.h): its budget, what it holds, the reads it
+  /// answered (counted in read_hits too).
+  std::uint64_t memory_budget = 0, memory_bytes = 0, memory_blocks = 0, memory_hits = 0;
 };
 
 class BlockStore {
@@ -85,21 +90,32 @@ class BlockStore {
   virtual std::uint32_t block_bytes() const = 0;
 
   /// Block `index` of `file` when it was stored under `stamp`; nullopt otherwise
-  /// (a miss). A hit refreshes the file's use time.
+  /// (a miss). A hit refreshes the file's use time and keeps a copy in the hot tier.
   virtual std::optional<std::string> read(const ObjectKey& file, const Stamp& stamp,
                                           std::uint64_t index) = 0;
   /// read() without waiting for the disk, for a caller that must not block (an
-  /// Asio thread): the index only from memory, the bytes only from the page cache
-  /// through a descriptor a read() left open, and the file's use time not due for
-  /// a refresh. `out` is the block's length under `stamp` (all of block_bytes, or
-  /// the file's short last block): the bytes are read straight into it and checked
-  /// there like read()'s (length and CRC32C). Hit: `out` holds the block; Miss: the
-  /// index, in memory, says there is no such block (or one of another length);
-  /// WouldWait: call read() off the thread (a block that fails its check also
-  /// answers WouldWait, with `out` overwritten: read() drops and counts it).
-  /// Never throws.
+  /// Asio thread): the block from the hot tier in memory (hot_blocks.h), else the
+  /// index only from memory and the bytes only from the page cache through a
+  /// descriptor a read() left open; and the file's use time not due for a refresh.
+  /// `part.length` is the block's length under `stamp` (all of block_bytes, or the
+  /// file's short last block); `part.out` receives its bytes [part.from,
+  /// part.from + out.size()), checked like read()'s (length and CRC32C) when they
+  /// come from the disk, which also keeps a copy in the hot tier. Hit: `out` holds
+  /// them; Miss: the index, in memory, says there is no such block (or one of
+  /// another length); WouldWait: call read() off the thread (a block that fails its
+  /// check also answers WouldWait, with `out` overwritten: read() drops and counts
+  /// it). Never throws.
   enum class Now { Hit, Miss, WouldWait };
-  virtual Now read_now(const ObjectKey& file, const Stamp& stamp, std::uint64_t index, std::span<char> out) = 0;
+  struct Part {
+    std::uint64_t length = 0;
+    std::uint64_t from = 0;
+    std::span<char> out;
+  };
+  virtual Now read_now(const ObjectKey& file, const Stamp& stamp, std::uint64_t index, Part part) = 0;
+  /// The whole block into `out` (out.size() is its length).
+  Now read_now(const ObjectKey& file, const Stamp& stamp, std::uint64_t index, std::span<char> out) {
+    return read_now(file, stamp, index, Part{out.size(), 0, out});
+  }
   /// Whether the index, from memory alone, says `file` has no blocks at all (no
   /// record of it): then apply_write(), restamp() and drop_file() would find
   /// nothing to do, and a caller on an Asio thread may skip them. False when it

@@ -91,6 +91,11 @@ struct CallContext {
   /// asks this every so often, so that the records it replays stay hot in the
   /// store's LRU order (gateway/rpc/answer_memo.h).
   bool refresh_records = false;
+  /// Set by a layer that asks the layer below for an answer step it may not use
+  /// (the data cache's READ step asks for the file's attributes and permission,
+  /// then may pass the call on): the answer's counters are noted in its basis, not
+  /// bumped (cache::AnswerBasis, count_later); the asker bumps them if it uses it.
+  bool tentative = false;
 
   bool caller_left() const { return caller_gone != nullptr && caller_gone->is_raised(); }
 };

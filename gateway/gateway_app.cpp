@@ -385,6 +385,9 @@ void GatewayApp::open_block_store() {
   cache::BlockStoreOptions bo;
   bo.block_bytes = cfg_.cache.block_kb << 10;
   bo.disk_bytes = static_cast<std::uint64_t>(cfg_.cache.data_max_gb) << 30;
+  // The hot blocks in memory: an eighth of memory_mb (provisional, until the
+  // memory split is one budget).
+  bo.memory_bytes = (static_cast<std::uint64_t>(cfg_.cache.memory_mb) << 20) / 8;
   const std::string dir = cfg_.cache.dir + "/data";
   try {
     p.blocks = cache::open_file_block_store(dir, bo);

@@ -454,9 +454,22 @@ Awaitable<nfs3::ReadlinkRes> HandleTranslator::readlink(const CallContext& ctx,
   return forward(ctx, std::move(a), &nfs3::ReadlinkArgs::symlink, &Nfs3Program::readlink);
 }
 
-Awaitable<nfs3::ReadRes> HandleTranslator::read(const CallContext& ctx, nfs3::ReadArgs a) {
+Now<nfs3::ReadRes> HandleTranslator::read_now(const CallContext& ctx, const nfs3::ReadArgs& a) {
+  return answer_now<nfs3::ReadRes>(
+      ctx, a, [](nfs3::ReadArgs& x) -> FileHandle& { return x.file; },
+      [this](Scope& scope, nfs3::ReadArgs& args) {
+        clamp_read(args);
+        return scope.route->e.downstream->read_now(scope.ctx, args);
+      });
+}
+
+void HandleTranslator::clamp_read(nfs3::ReadArgs& args) const {
   // No more than FSINFO's rtmax: a larger READ is answered short, as RFC 1813 allows.
-  if (max_transfer_ > 0) a.count = std::min(a.count, max_transfer_);
+  if (max_transfer_ > 0) args.count = std::min(args.count, max_transfer_);
+}
+
+Awaitable<nfs3::ReadRes> HandleTranslator::read(const CallContext& ctx, nfs3::ReadArgs a) {
+  clamp_read(a);
   return forward(ctx, std::move(a), &nfs3::ReadArgs::file, &Nfs3Program::read);
 }
 

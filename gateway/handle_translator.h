@@ -66,6 +66,7 @@ class HandleTranslator final : public Nfs3Program {
   Awaitable<nfs3::LookupRes> lookup(const CallContext&, nfs3::LookupArgs) override;
   Awaitable<nfs3::AccessRes> access(const CallContext&, nfs3::AccessArgs) override;
   Awaitable<nfs3::ReadlinkRes> readlink(const CallContext&, nfs3::ReadlinkArgs) override;
+  Now<nfs3::ReadRes> read_now(const CallContext& ctx, const nfs3::ReadArgs& args) override;
   Awaitable<nfs3::ReadRes> read(const CallContext&, nfs3::ReadArgs) override;
   Awaitable<nfs3::WriteRes> write(const CallContext&, nfs3::WriteArgs) override;
   Awaitable<nfs3::CreateRes> create(const CallContext&, nfs3::CreateArgs) override;
@@ -156,6 +157,8 @@ class HandleTranslator final : public Nfs3Program {
   static std::optional<std::pair<std::uint64_t, std::uint64_t>> root_identity(const Route& route);
   /// The gateway's root handle for an object with the root's identity.
   nfs3::FileHandle outward(const Scope& scope, const nfs3::FileHandle& origin, const nfs3::PostOpAttr& attrs);
+  /// READ's count cut to the export's largest transfer (coroutine and *_now alike).
+  void clamp_read(nfs3::ReadArgs& args) const;
   /// ACCESS on a read-only export grants no change bits (coroutine and *_now alike).
   static void mask_read_only(const Scope& scope, nfs3::AccessRes& res);
   /// The *_now functions: enter() without waiting, then `then(scope, args)`; no

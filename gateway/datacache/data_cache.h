@@ -73,6 +73,10 @@ class DataCache final : public ForwardingProgram<DataCache> {
             DataCacheSettings settings);
 
   Awaitable<nfs3::SetattrRes> setattr(const CallContext& ctx, nfs3::SetattrArgs args) override;
+  /// A READ whose attributes and permission the layer below answers at once and
+  /// whose blocks are all in memory (the store's hot tier, or its index in memory
+  /// and its bytes in the page cache), with no read-ahead to start: answered here.
+  Now<nfs3::ReadRes> read_now(const CallContext& ctx, const nfs3::ReadArgs& args) override;
   Awaitable<nfs3::ReadRes> read(const CallContext& ctx, nfs3::ReadArgs args) override;
   Awaitable<nfs3::WriteRes> write(const CallContext& ctx, nfs3::WriteArgs args) override;
   Awaitable<nfs3::CommitRes> commit(const CallContext& ctx, nfs3::CommitArgs args) override;
@@ -99,6 +103,16 @@ class DataCache final : public ForwardingProgram<DataCache> {
   };
 
   // READ (data_cache_read.cpp).
+  /// The bytes [offset, end) a READ of a file of `size` answers: at most rtmax,
+  /// never past the end.
+  struct Range {
+    std::uint64_t offset = 0, end = 0;
+  };
+  static Range range_of(const nfs3::ReadArgs& args, std::uint64_t size, std::uint32_t rtmax);
+  /// Where each block of `r` goes in a reply of `reply` bytes: calls
+  /// `f(index, Part)` for each, in order, until it returns false.
+  template <typename F>
+  bool for_each_block(const Range& r, std::uint64_t size, char* reply, F&& f) const;
   /// The caller's READ as the cache answers it; nullopt: forward it instead.
   Awaitable<std::optional<nfs3::ReadRes>> read_cached(const CallContext& ctx, const nfs3::ReadArgs& args);
   Awaitable<bool> may_read(const CallContext& ctx, const nfs3::FileHandle& fh);
@@ -109,6 +123,10 @@ class DataCache final : public ForwardingProgram<DataCache> {
   /// The fetch itself (the flight's leader): READs, then the store when consistent.
   Awaitable<Fetched> fetch_block(CallContext ctx, nfs3::FileHandle fh, cache::Stamp stamp, std::uint64_t index);
   Awaitable<std::uint32_t> origin_rtmax(const CallContext& ctx, const nfs3::FileHandle& fh);
+  /// Whether a file of `size` bytes can have blocks to read ahead: not when it
+  /// has one block or none (a READ of it fetches that block itself), so that its
+  /// READs are not noted and take no place among the files remembered.
+  bool has_read_ahead(std::uint64_t size) const { return settings_.readahead_bytes > 0 && size > block_bytes_; }
   /// Starts read-ahead fetches for a READ of [offset, end) when it is sequential.
   void start_read_ahead(const boost::asio::any_io_executor& ex, const CallContext& ctx, const nfs3::FileHandle& fh, const cache::Stamp& stamp,
                         std::uint64_t offset, std::uint64_t end);

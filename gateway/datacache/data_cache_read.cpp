@@ -39,6 +39,74 @@ std::string flight_key(const nfs3::FileHandle& fh, const cache::Stamp& s, std::u
 
 }  // namespace
 
+DataCache::Range DataCache::range_of(const nfs3::ReadArgs& args, std::uint64_t size, std::uint32_t rtmax) {
+  // At most rtmax bytes, as the origin would answer (and never a reply as large
+  // as any count a client sends).
+  const std::uint64_t count = std::min(args.count, rtmax);
+  const std::uint64_t offset = args.offset;
+  return {offset, offset >= size ? offset : offset + std::min<std::uint64_t>(count, size - offset)};
+}
+
+template <typename F>
+bool DataCache::for_each_block(const Range& r, std::uint64_t size, char* reply, F&& f) const {
+  // A READ of nothing (count 0, or at or past the end of the file) touches no
+  // block: its reply has no bytes (and no memory to copy into).
+  for (std::uint64_t index = r.offset / block_bytes_; r.offset < r.end && index * block_bytes_ < r.end; ++index) {
+    const std::uint64_t start = index * block_bytes_;
+    const std::uint64_t length = std::min<std::uint64_t>(block_bytes_, size - start);
+    // The part of the block the READ asks for, and where it goes in the reply.
+    const std::uint64_t from = std::max(r.offset, start) - start;
+    const std::uint64_t to = std::min(r.end, start + length) - start;
+    char* const dest = reply + (start + from - r.offset);
+    if (!f(index, cache::BlockStore::Part{length, from, std::span<char>(dest, to - from)})) return false;
+  }
+  return true;
+}
+
+Now<nfs3::ReadRes> DataCache::read_now(const CallContext& ctx, const nfs3::ReadArgs& args) {
+  const std::uint32_t rtmax = rtmax_.load(std::memory_order_relaxed);
+  if (rtmax == 0) return {};  // the coroutine asks the origin's FSINFO first
+  const nfs3::FileHandle& fh = args.file;
+  // The coroutine's steps, asked at once. Tentatively: when this passes, the
+  // coroutine asks again, and a call is counted once.
+  CallContext asking = ctx;
+  asking.tentative = true;
+  auto attrs = next_.getattr_now(asking, nfs3::GetattrArgs{fh});
+  if (!attrs || attrs->status != Status::Ok || attrs->gateway_status ||
+      attrs->attributes.type != nfs3::FileType::Reg)
+    return {};
+  auto granted = next_.access_now(asking, nfs3::AccessArgs{fh, nfs3::access::Read});
+  if (!granted || granted->status != Status::Ok || granted->gateway_status ||
+      (granted->access & nfs3::access::Read) == 0)
+    return {};
+
+  const nfs3::Fattr& a = attrs->attributes;
+  const cache::Stamp stamp = cache::Stamp::of(a);
+  const Range r = range_of(args, a.size, rtmax);
+  Now<nfs3::ReadRes> now{std::nullopt, cache::AnswerBasis(ctx.refresh_records, ctx.tentative)};
+  nfs3::ReadRes& res = now.res.emplace();
+  res.data = nfs3::Payload::uninitialized(r.end - r.offset);
+  const bool all_in_memory = for_each_block(r, a.size, reinterpret_cast<char*>(res.data.data()),
+                                            [&](std::uint64_t index, const cache::BlockStore::Part& part) {
+                                              return store_.read_now(key(fh), stamp, index, part) ==
+                                                     cache::BlockStore::Now::Hit;
+                                            });
+  // Read-ahead to start is the coroutine's (it has an executor to start it on).
+  if (!all_in_memory || (has_read_ahead(a.size) && !read_ahead_.on_read_if_none_due(fh, stamp, r.offset, r.end)))
+    return {};
+  attrs.basis.replay_bumps();
+  granted.basis.replay_bumps();
+  res.file_attributes = a;
+  res.count = static_cast<std::uint32_t>(r.end - r.offset);
+  res.eof = r.end >= a.size;
+  now.basis.count(stats_.reads);
+  now.basis.count(stats_.read_hits);
+  DataStats::bump(stats_.bytes_from_cache, r.end - r.offset);
+  // It rests on block bytes, which no record's watch covers: never kept.
+  now.basis.refuse();
+  return now;
+}
+
 Awaitable<nfs3::ReadRes> DataCache::read(const CallContext& ctx, nfs3::ReadArgs args) {
   DataStats::bump(stats_.reads);
   std::optional<nfs3::ReadRes> served;
@@ -72,59 +140,49 @@ Awaitable<std::optional<nfs3::ReadRes>> DataCache::read_cached(const CallContext
 
   const nfs3::Fattr& a = attrs.attributes;
   const cache::Stamp stamp = cache::Stamp::of(a);
-  // At most rtmax bytes, as the origin would answer (and never a reply as large
-  // as any count a client sends).
   std::uint32_t rtmax = rtmax_.load(std::memory_order_relaxed);
   if (rtmax == 0) rtmax = co_await origin_rtmax(ctx, fh);
-  const std::uint64_t count = std::min(args.count, rtmax);
-  const std::uint64_t offset = args.offset;
-  const std::uint64_t end = offset >= a.size ? offset : offset + std::min<std::uint64_t>(count, a.size - offset);
-  auto ex = co_await boost::asio::this_coro::executor;
-  start_read_ahead(ex, ctx, fh, stamp, offset, end);
+  const Range r = range_of(args, a.size, rtmax);
+  if (has_read_ahead(a.size)) {
+    auto ex = co_await boost::asio::this_coro::executor;
+    start_read_ahead(ex, ctx, fh, stamp, r.offset, r.end);
+  }
 
   nfs3::ReadRes res;
   res.file_attributes = a;
   // The reply's bytes, filled block by block (never zero-filled first).
-  res.data = nfs3::Payload::uninitialized(end - offset);
-  char* const reply = reinterpret_cast<char*>(res.data.data());
-  bool missed = false;
+  res.data = nfs3::Payload::uninitialized(r.end - r.offset);
+  // Each block's part: in memory here (read_now), else from the store on the pool,
+  // else fetched. Collected first, since a coroutine cannot wait inside the loop.
+  struct Wanted {
+    std::uint64_t index;
+    cache::BlockStore::Part part;
+    bool would_wait;
+  };
+  std::vector<Wanted> wanted;
   std::uint64_t from_cache = 0;
-  // A READ of nothing (count 0, or at or past the end of the file) touches no
-  // block: its reply has no bytes (and no memory to copy into).
-  for (std::uint64_t index = offset / block_bytes_; offset < end && index * block_bytes_ < end; ++index) {
-    const std::uint64_t start = index * block_bytes_;
-    const std::uint64_t length = std::min<std::uint64_t>(block_bytes_, a.size - start);
-    // The part of the block the READ asks for, and where it goes in the reply.
-    const std::uint64_t from = std::max(offset, start) - start;
-    const std::uint64_t to = std::min(end, start + length) - start;
-    char* const dest = reply + (start + from - offset);
-    // A block whose index records are in memory and bytes in the page cache is
-    // read here, on this thread: into the reply itself when the READ covers all of
-    // it (checked there), else into a buffer of its own. Anything that could wait
-    // for the disk goes to the pool.
-    const bool whole = from == 0 && to == length;
-    std::unique_ptr<char[]> part;
-    if (!whole) part = std::make_unique_for_overwrite<char[]>(length);
-    const std::span<char> into(whole ? dest : part.get(), length);
-    const auto now = store_.read_now(key(fh), stamp, index, into);
-    if (now == cache::BlockStore::Now::Hit) {
-      if (!whole) std::memcpy(dest, into.data() + from, to - from);
-      from_cache += to - from;
-      continue;
-    }
+  for_each_block(r, a.size, reinterpret_cast<char*>(res.data.data()),
+                 [&](std::uint64_t index, const cache::BlockStore::Part& part) {
+                   const auto now = store_.read_now(key(fh), stamp, index, part);
+                   if (now == cache::BlockStore::Now::Hit) from_cache += part.out.size();
+                   else wanted.push_back({index, part, now == cache::BlockStore::Now::WouldWait});
+                   return true;
+                 });
+  bool missed = false;
+  for (const Wanted& w : wanted) {
     std::optional<std::string> hit;
-    if (now == cache::BlockStore::Now::WouldWait) {
-      auto look = stored_block(fh, stamp, index);
+    if (w.would_wait) {
+      auto look = stored_block(fh, stamp, w.index);
       hit = co_await std::move(look);
     }
-    if (hit && hit->size() != length) hit.reset();  // not the block this version has: fetch it
+    if (hit && hit->size() != w.part.length) hit.reset();  // not the block this version has: fetch it
     std::shared_ptr<const std::string> fetched;
     if (hit) {
-      from_cache += to - from;
+      from_cache += w.part.out.size();
     } else {
       missed = true;
       bool joined = false;
-      auto fetch = block_from_origin(ctx, fh, stamp, index, &joined);
+      auto fetch = block_from_origin(ctx, fh, stamp, w.index, &joined);
       Fetched f = co_await std::move(fetch);
       if (f.refusal) {
         // The origin's own answer to the fetcher; one who joined asks for itself.
@@ -132,14 +190,14 @@ Awaitable<std::optional<nfs3::ReadRes>> DataCache::read_cached(const CallContext
         DataStats::bump(stats_.forwarded);
         co_return std::move(*f.refusal);
       }
-      if (!f.bytes || f.bytes->size() != length) co_return std::nullopt;
+      if (!f.bytes || f.bytes->size() != w.part.length) co_return std::nullopt;
       fetched = std::move(f.bytes);
     }
     const std::string& block = hit ? *hit : *fetched;
-    std::memcpy(dest, block.data() + from, to - from);
+    std::memcpy(w.part.out.data(), block.data() + w.part.from, w.part.out.size());
   }
-  res.count = static_cast<std::uint32_t>(end - offset);
-  res.eof = end >= a.size;
+  res.count = static_cast<std::uint32_t>(r.end - r.offset);
+  res.eof = r.end >= a.size;
   DataStats::bump(missed ? stats_.read_misses : stats_.read_hits);
   DataStats::bump(stats_.bytes_from_cache, from_cache);
   co_return res;

@@ -17,11 +17,23 @@ std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return a / b + (a % b
 ReadAhead::ReadAhead(std::uint32_t block_bytes, std::uint64_t window_bytes, std::size_t max_files)
     : block_(std::max<std::uint32_t>(block_bytes, 1)), window_(window_bytes), max_files_(std::max<std::size_t>(max_files, 1)) {}
 
-BlockRange ReadAhead::on_read(const nfs3::FileHandle& fh, const cache::Stamp& stamp, std::uint64_t offset,
-                              std::uint64_t end, std::uint64_t max_blocks) {
-  std::lock_guard lock(mu_);
-  std::string key = key_of(fh);
-  bool sequential = false;
+ReadAhead::Decision ReadAhead::decide(const File* f, const cache::Stamp& stamp, std::uint64_t offset,
+                                      std::uint64_t end) const {
+  Decision d;
+  if (f == nullptr) {
+    d.sequential = offset == 0;
+  } else {
+    const std::uint64_t last = f->last_end;
+    d.sequential = (offset >= last ? offset - last : last - offset) <= block_;
+  }
+  if (!d.sequential || window_ == 0) return d;
+  const std::uint64_t started = f != nullptr && f->stamp == stamp ? f->started_until : 0;
+  const std::uint64_t limit = std::min(stamp.size, end + window_);
+  d.due = BlockRange{std::max(ceil_div(end, block_), started), ceil_div(limit, block_)};
+  return d;
+}
+
+ReadAhead::File& ReadAhead::note(std::string key, const cache::Stamp& stamp, std::uint64_t end, bool sequential) {
   auto it = files_.find(key);
   if (it == files_.end()) {
     if (files_.size() >= max_files_) {
@@ -30,11 +42,8 @@ BlockRange ReadAhead::on_read(const nfs3::FileHandle& fh, const cache::Stamp& st
     }
     lru_.push_front(File{key, stamp, 0, 0});
     it = files_.emplace(std::move(key), lru_.begin()).first;
-    sequential = offset == 0;
   } else {
     lru_.splice(lru_.begin(), lru_, it->second);
-    const std::uint64_t last = it->second->last_end;
-    sequential = (offset >= last ? offset - last : last - offset) <= block_;
   }
   File& f = *it->second;
   if (f.stamp != stamp) {
@@ -43,14 +52,32 @@ BlockRange ReadAhead::on_read(const nfs3::FileHandle& fh, const cache::Stamp& st
   }
   f.last_end = end;
   if (!sequential) f.started_until = 0;
-  if (!sequential || window_ == 0 || max_blocks == 0) return {};
+  return f;
+}
 
-  const std::uint64_t limit = std::min(stamp.size, end + window_);
-  BlockRange r{std::max(ceil_div(end, block_), f.started_until), ceil_div(limit, block_)};
-  if (r.size() == 0) return {};
+BlockRange ReadAhead::on_read(const nfs3::FileHandle& fh, const cache::Stamp& stamp, std::uint64_t offset,
+                              std::uint64_t end, std::uint64_t max_blocks) {
+  std::lock_guard lock(mu_);
+  std::string key = key_of(fh);
+  const auto it = files_.find(key);
+  const Decision d = decide(it == files_.end() ? nullptr : &*it->second, stamp, offset, end);
+  File& f = note(std::move(key), stamp, end, d.sequential);
+  if (d.due.size() == 0 || max_blocks == 0) return {};
+  BlockRange r = d.due;
   r.end = std::min(r.end, r.first + max_blocks);
   f.started_until = r.end;
   return r;
+}
+
+bool ReadAhead::on_read_if_none_due(const nfs3::FileHandle& fh, const cache::Stamp& stamp, std::uint64_t offset,
+                                    std::uint64_t end) {
+  std::lock_guard lock(mu_);
+  std::string key = key_of(fh);
+  const auto it = files_.find(key);
+  const Decision d = decide(it == files_.end() ? nullptr : &*it->second, stamp, offset, end);
+  if (d.due.size() > 0) return false;
+  note(std::move(key), stamp, end, d.sequential);
+  return true;
 }
 
 void ReadAhead::forget(const nfs3::FileHandle& fh) {

@@ -39,11 +39,26 @@ class ReadAhead {
   /// started. Empty when the READ is not sequential or the window is 0.
   BlockRange on_read(const nfs3::FileHandle& fh, const cache::Stamp& stamp, std::uint64_t offset,
                      std::uint64_t end, std::uint64_t max_blocks);
+  /// on_read() when it would start nothing (with any number of slots): notes the
+  /// READ and returns true. When it would start something, changes nothing and
+  /// returns false (the caller then calls on_read() where it can start fetches).
+  bool on_read_if_none_due(const nfs3::FileHandle& fh, const cache::Stamp& stamp, std::uint64_t offset,
+                           std::uint64_t end);
   void forget(const nfs3::FileHandle& fh);
   void clear();
   std::size_t files() const;
 
  private:
+  struct File;
+  /// What on_read() decides for the file (or a new one); changes nothing.
+  struct Decision {
+    bool sequential = false;
+    BlockRange due;
+  };
+  Decision decide(const File* f, const cache::Stamp& stamp, std::uint64_t offset, std::uint64_t end) const;
+  /// Notes the READ of a file (mu_ held): its entry, made when new.
+  File& note(std::string key, const cache::Stamp& stamp, std::uint64_t end, bool sequential);
+
   struct File {
     std::string key;
     cache::Stamp stamp;

@@ -1,5 +1,10 @@
-// The data block store's rules, on both the disk store and the memory one.
+// The data block store's rules, on both the disk store and the memory one, each
+// with and without its hot tier in memory (hot_blocks.h): a copy kept there must
+// never change an answer.
 #include <gtest/gtest.h>
+
+#include <string>
+#include <tuple>
 
 #include "block_store_helpers.h"
 #include "cache/block_store.h"
@@ -14,16 +19,19 @@ using testing::pattern;
 
 constexpr std::uint32_t kBlock = 4096;
 
-class BlockStoreTest : public ::testing::TestWithParam<bool> {
+/// (on disk, with the hot tier)
+class BlockStoreTest : public ::testing::TestWithParam<std::tuple<bool, bool>> {
  protected:
   BlockStoreTest() { reopen(); }
+  bool disk() const { return std::get<0>(GetParam()); }
   void reopen() {
     store.reset();
     BlockStoreOptions o;
     o.block_bytes = kBlock;
     o.disk_bytes = 1 << 20;
     o.clock = &clock;
-    store = GetParam() ? open_file_block_store(dir.path(), o) : make_memory_block_store(o);
+    o.memory_bytes = std::get<1>(GetParam()) ? 256 << 10 : 0;
+    store = disk() ? open_file_block_store(dir.path(), o) : make_memory_block_store(o);
   }
 
   testing::TempDir dir;
@@ -69,7 +77,7 @@ TEST_P(BlockStoreTest, ReadNowAnswersFromMemoryOrSaysItWouldWait) {
   store->write(f, st, 1, pattern(10, 5));
   // The caller's memory, as long as the block its version has.
   std::string out(kBlock, 'x'), last(10, 'x');
-  if (GetParam()) {
+  if (disk()) {
     // No descriptor of the file is open yet: an open() could wait for the disk.
     EXPECT_EQ(store->read_now(f, st, 0, out), BlockStore::Now::WouldWait);
     ASSERT_EQ(store->read(f, st, 0), pattern(kBlock, 4));  // opens it
@@ -275,10 +283,14 @@ TEST_P(DiskReopenTest, AnotherBlockSizeAtReopenDropsWhatWasStored) {
   EXPECT_EQ(store->read(f, st, 0), pattern(2 * kBlock, 9));
 }
 
-INSTANTIATE_TEST_SUITE_P(Disk, DiskReopenTest, ::testing::Values(true), [](const auto&) { return "Disk"; });
+INSTANTIATE_TEST_SUITE_P(Disk, DiskReopenTest, ::testing::Combine(::testing::Values(true), ::testing::Bool()),
+                         [](const auto& info) { return std::get<1>(info.param) ? "DiskHot" : "Disk"; });
 
-INSTANTIATE_TEST_SUITE_P(Stores, BlockStoreTest, ::testing::Values(true, false),
-                         [](const auto& info) { return info.param ? "Disk" : "Memory"; });
+INSTANTIATE_TEST_SUITE_P(Stores, BlockStoreTest, ::testing::Combine(::testing::Bool(), ::testing::Bool()),
+                         [](const auto& info) {
+                           return std::string(std::get<0>(info.param) ? "Disk" : "Memory") +
+                                  (std::get<1>(info.param) ? "Hot" : "");
+                         });
 
 }  // namespace
 }  // namespace nfsgw::cache

@@ -60,6 +60,7 @@ class DataCacheTest : public ::testing::Test {
     cache::BlockStoreOptions o;
     o.block_bytes = kBlock;
     o.disk_bytes = 1ull << 30;
+    o.memory_bytes = 1 << 20;  // the hot tier too, as nfsgw runs it
     return o;
   }
   /// Creates the layer with `settings` over a fresh memory store (or `inner`).

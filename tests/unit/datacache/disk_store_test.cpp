@@ -15,7 +15,13 @@ namespace fs = std::filesystem;
 
 class DiskStoreTest : public DataCacheTest {
  protected:
-  void SetUp() override { start(cache::open_file_block_store(dir / "data", store_options())); }
+  void SetUp() override {
+    // No hot tier: its copies in memory, checked when kept, would (rightly) keep
+    // answering after the disk's bytes went bad; the checks on disk are tested here.
+    cache::BlockStoreOptions o = store_options();
+    o.memory_bytes = 0;
+    start(cache::open_file_block_store(dir / "data", o));
+  }
 
   /// The one block file of the store.
   fs::path data_file() const {
@@ -55,6 +61,29 @@ TEST_F(DiskStoreTest, HitsAreServedIntactAndACorruptBlockIsFetchedAgain) {
   origin.reset_calls();
   EXPECT_EQ(bytes_of(read(f, 0, 3 * kBlock)), content);
   EXPECT_EQ(origin.calls(Proc::Read), 0u) << "stored again, served again";
+}
+
+// With the hot tier, a block read once is answered from memory: the disk's copy
+// going bad afterwards changes nothing until the copy is forgotten.
+TEST_F(DiskStoreTest, AHotCopyIsCheckedOnceWhenKept) {
+  layer.reset();
+  store.reset();
+  start(cache::open_file_block_store(dir / "hot", store_options()));
+  const std::string content = pattern(kBlock);
+  const auto f = origin.add_file(content);
+  ASSERT_EQ(bytes_of(read(f, 0, kBlock)), content);  // fetched and stored
+  ASSERT_EQ(bytes_of(read(f, 0, kBlock)), content);  // read from disk, checked, kept
+  const auto hot_hits = store->usage().memory_hits;
+  std::vector<fs::path> found;
+  for (const auto& e : fs::recursive_directory_iterator(dir / "hot/blocks"))
+    if (e.is_regular_file()) found.push_back(e.path());
+  ASSERT_EQ(found.size(), 1u);
+  cache::testing::flip_byte(found[0], 5);
+  origin.reset_calls();
+  EXPECT_EQ(bytes_of(read(f, 0, kBlock)), content);
+  EXPECT_EQ(origin.calls(Proc::Read), 0u);
+  EXPECT_EQ(store->usage().memory_hits, hot_hits + 1);
+  EXPECT_EQ(store->usage().corrupt_dropped, 0u);
 }
 
 }  // namespace

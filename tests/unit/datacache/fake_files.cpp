@@ -256,6 +256,26 @@ Awaitable<nfs3::GetattrRes> FakeFiles::getattr(const CallContext&, nfs3::Getattr
   co_return co_await serve<nfs3::GetattrRes>(Proc::Getattr, compute);
 }
 
+Now<nfs3::GetattrRes> FakeFiles::getattr_now(const CallContext& ctx, const nfs3::GetattrArgs& args) {
+  if (!answer_steps_) return {};
+  std::lock_guard lock(mu_);
+  const Node* n = find(args.object);
+  if (n == nullptr) return {};
+  Now<nfs3::GetattrRes> now{nfs3::GetattrRes{}, cache::AnswerBasis(false, ctx.tentative)};
+  now.res->attributes = n->attr;
+  now.basis.count(step_answers_);
+  return now;
+}
+
+Now<nfs3::AccessRes> FakeFiles::access_now(const CallContext& ctx, const nfs3::AccessArgs& args) {
+  if (!answer_steps_) return {};
+  std::lock_guard lock(mu_);
+  if (find(args.object) == nullptr) return {};
+  Now<nfs3::AccessRes> now{do_access(ctx.cred, args), cache::AnswerBasis(false, ctx.tentative)};
+  now.basis.count(step_answers_);
+  return now;
+}
+
 Awaitable<nfs3::SetattrRes> FakeFiles::setattr(const CallContext&, nfs3::SetattrArgs args) {
   auto compute = [&] { return do_setattr(args); };
   co_return co_await serve<nfs3::SetattrRes>(Proc::Setattr, compute);

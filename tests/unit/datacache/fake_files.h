@@ -15,6 +15,8 @@
 //  - leave WCC data out of WRITE and SETATTR replies;
 //  - hold the calls of a procedure until released (answered already, the reply
 //    delayed);
+//  - answer GETATTR and ACCESS at once too (answer steps), as a cache below that
+//    holds them would;
 //  - restart: the write verifier changes and a file loses bytes it had not
 //    committed, its attributes staying as the cache saw them.
 #pragma once
@@ -22,6 +24,7 @@
 #include <utility>  // before Asio (Boost 1.74 under C++20)
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -64,6 +67,11 @@ class FakeFiles final : public Nfs3Program {
   /// attributes unchanged (as a metadata cache inside its window would show them).
   void restart(const nfs3::FileHandle& fh, std::string data);
   nfs3::WriteVerf verifier() const;
+  /// GETATTR and ACCESS answered at once too (nfs3_program.h), as the coroutines
+  /// answer them. Each answer counts one in step_answers() through its basis, so
+  /// an answer asked for tentatively and not used counts nothing.
+  void answer_steps(bool on) { answer_steps_ = on; }
+  std::uint64_t step_answers() const { return step_answers_.load(); }
   void hold(nfs3::Proc p) { gates_.hold(p); }
   std::size_t held(nfs3::Proc p) const { return gates_.held(p); }
   void release(nfs3::Proc p) { gates_.release(p); }
@@ -74,6 +82,8 @@ class FakeFiles final : public Nfs3Program {
 
   Awaitable<void> null(const CallContext& ctx) override;
   Awaitable<nfs3::GetattrRes> getattr(const CallContext& ctx, nfs3::GetattrArgs args) override;
+  Now<nfs3::GetattrRes> getattr_now(const CallContext& ctx, const nfs3::GetattrArgs& args) override;
+  Now<nfs3::AccessRes> access_now(const CallContext& ctx, const nfs3::AccessArgs& args) override;
   Awaitable<nfs3::SetattrRes> setattr(const CallContext& ctx, nfs3::SetattrArgs args) override;
   Awaitable<nfs3::LookupRes> lookup(const CallContext& ctx, nfs3::LookupArgs args) override;
   Awaitable<nfs3::AccessRes> access(const CallContext& ctx, nfs3::AccessArgs args) override;
@@ -145,6 +155,8 @@ class FakeFiles final : public Nfs3Program {
   std::set<std::uint32_t> refused_;
   std::uint64_t bytes_read_ = 0;
   std::array<std::size_t, nfs3::kProcCount> calls_{};
+  std::atomic<bool> answer_steps_{false};
+  std::atomic<std::uint64_t> step_answers_{0};
   std::array<Failure, nfs3::kProcCount> failures_{};
   nfsgw::test::CallGates gates_;
 };

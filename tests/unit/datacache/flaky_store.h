@@ -24,9 +24,10 @@ class FlakyStore final : public cache::BlockStore {
     check(fail_reads);
     return inner_->read(f, s, i);
   }
-  Now read_now(const cache::ObjectKey& f, const cache::Stamp& s, std::uint64_t i, std::span<char> out) override {
+  using BlockStore::read_now;
+  Now read_now(const cache::ObjectKey& f, const cache::Stamp& s, std::uint64_t i, Part part) override {
     if (fail_reads) return Now::WouldWait;  // the failing disk shows in read()
-    return inner_->read_now(f, s, i, out);
+    return inner_->read_now(f, s, i, part);
   }
   bool no_blocks_now(const cache::ObjectKey& f) override { return inner_->no_blocks_now(f); }
   bool contains(const cache::ObjectKey& f, const cache::Stamp& s, std::uint64_t i) override {
