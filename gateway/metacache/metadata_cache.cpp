@@ -86,7 +86,7 @@ MetadataCache::Fresh MetadataCache::fresh_in_memory(const nfs3::FileHandle& fh, 
                                                     cache::AnswerBasis& basis) {
   if (force_origin) return {};
   const auto rec = peek_now<cache::AttrRecord>(store_, key(fh), basis);
-  if (rec && *rec && windows_.fresh_attr(**rec, &basis)) return Fresh{Status::Ok, false, *rec};
+  if (rec && *rec && windows_.fresh_attr(**rec, basis)) return Fresh{Status::Ok, false, *rec};
   return {};
 }
 
@@ -97,7 +97,7 @@ Awaitable<MetadataCache::Fresh> MetadataCache::fresh_attr(const CallContext& ctx
     auto peeked = store_.peek<cache::AttrRecord>(key(fh));
     AttrPtr rec = std::move(peeked.value);
     if (peeked.where == cache::MetadataStore::Where::OnDisk) rec = co_await attrs_.cached(fh);
-    if (rec && windows_.fresh_attr(*rec)) co_return Fresh{Status::Ok, false, rec};
+    if (rec && windows_.fresh_attr(*rec, kNoBasis)) co_return Fresh{Status::Ok, false, rec};
   }
   co_return co_await origin_getattr(ctx, fh, for_proc);
 }
@@ -316,7 +316,7 @@ Now<nfs3::LookupRes> MetadataCache::lookup_hit(const CallContext& ctx, const nfs
   auto found = peek_now<cache::LookupRecord>(store_, name_key(dir, args.what.name), basis);
   if (!found || !*found) return {};
   const cache::LookupRecord& rec = **found;
-  if (rec.dir_gen != d->gen || !(rec.exists || windows_.fresh_negative(rec.expires, &basis))) return {};
+  if (rec.dir_gen != d->gen || !(rec.exists || windows_.fresh_negative(rec.expires, basis))) return {};
   nfs3::LookupRes& res = now.res.emplace();
   res.dir_attributes = d->attr;
   if (!rec.exists) {

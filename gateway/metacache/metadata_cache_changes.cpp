@@ -91,8 +91,8 @@ Awaitable<MetadataCache::Named> MetadataCache::named_objects(const CallContext& 
   // than this change. Found by nfsgw-difftest (docs/difftest.md).
   if (windows_.immutable() && rec) {
     AttrPtr d = co_await attrs_.cached(dir);
-    if (d && windows_.fresh_attr(*d) && rec->dir_gen == d->gen &&
-        (rec->exists || windows_.fresh_negative(rec->expires))) {
+    if (d && windows_.fresh_attr(*d, kNoBasis) && rec->dir_gen == d->gen &&
+        (rec->exists || windows_.fresh_negative(rec->expires, kNoBasis))) {
       if (rec->exists) {
         out.now = rec->child;
         out.all.push_back(rec->child);

@@ -226,7 +226,7 @@ Awaitable<nfs3::ReaddirplusRes> MetadataCache::readdirplus(const CallContext& ct
     // Strict exports leave the children's attributes out: the client asks GETATTR.
     if (!e.child.empty() && !windows_.strict()) {
       child = co_await attrs_.cached(e.child);
-      if (child && !windows_.fresh_attr(*child)) child = nullptr;
+      if (child && !windows_.fresh_attr(*child, kNoBasis)) child = nullptr;
     }
     const EntrySize need = readdirplus_entry_size(e, child != nullptr);
     if (size + need.reply > args.maxcount || dir_bytes + need.dir_info > args.dircount) break;

@@ -10,15 +10,6 @@ cache::CredKey Permissions::key(const Credentials& cred, const nfs3::FileHandle&
   return cache::CredKey{{export_id_, fh}, cred.uid, cred.gid, cred.gids};
 }
 
-std::optional<std::uint32_t> Permissions::granted(const cache::AccessRecord* rec, const nfs3::Fattr& attr,
-                                                  std::uint32_t asked, cache::AnswerBasis* basis) const {
-  if (!rec || rec->object != cache::Stamp::of(attr) || !windows_.fresh_access(rec->expires, basis) ||
-      (asked & ~rec->asked) != 0) {
-    return std::nullopt;
-  }
-  return rec->granted & asked;
-}
-
 Permit Permissions::decide(std::optional<std::uint32_t> got, const Credentials& cred, const nfs3::Fattr& attr,
                            std::uint32_t bits) const {
   if (got) return *got == bits ? Permit::Yes : Permit::No;
@@ -31,7 +22,7 @@ std::optional<std::uint32_t> Permissions::answer_now(const Credentials& cred, co
                                                      cache::AnswerBasis& basis) {
   auto rec = peek_now<cache::AccessRecord>(store_, key(cred, fh), basis);
   if (!rec) return std::nullopt;
-  return granted(rec->get(), attr, asked, &basis);
+  return granted(rec->get(), attr, asked, basis);
 }
 
 Awaitable<void> Permissions::load(const Credentials& cred, const nfs3::FileHandle& fh) {
@@ -44,7 +35,7 @@ std::optional<Permit> Permissions::check_now(const Credentials& cred, const nfs3
                                              cache::AnswerBasis& basis) {
   auto rec = peek_now<cache::AccessRecord>(store_, key(cred, fh), basis);
   if (!rec) return std::nullopt;
-  return decide(granted(rec->get(), attr, bits, &basis), cred, attr, bits);
+  return decide(granted(rec->get(), attr, bits, basis), cred, attr, bits);
 }
 
 Awaitable<Permit> Permissions::check(const Credentials& cred, const nfs3::FileHandle& fh,
@@ -52,7 +43,7 @@ Awaitable<Permit> Permissions::check(const Credentials& cred, const nfs3::FileHa
   cache::AnswerBasis unused;  // a coroutine's answer is never kept
   if (auto now = check_now(cred, fh, attr, bits, unused)) co_return *now;
   auto rec = co_await find<cache::AccessRecord>(store_, key(cred, fh));
-  co_return decide(granted(rec.get(), attr, bits), cred, attr, bits);
+  co_return decide(granted(rec.get(), attr, bits, kNoBasis), cred, attr, bits);
 }
 
 void Permissions::learn(const Credentials& cred, const nfs3::FileHandle& fh,
@@ -63,7 +54,7 @@ void Permissions::learn(const Credentials& cred, const nfs3::FileHandle& fh,
       key(cred, fh), [&](const cache::AccessRecord* cur) -> std::optional<cache::AccessRecord> {
         cache::AccessRecord rec{stamp, asked, granted & asked, expires};
         // Answers about the same version of the object add up.
-        if (cur != nullptr && cur->object == stamp && windows_.fresh_access(cur->expires)) {
+        if (cur != nullptr && cur->object == stamp && windows_.fresh_access(cur->expires, kNoBasis)) {
           rec.asked = cur->asked | asked;
           rec.granted = (cur->granted & ~asked) | (granted & asked);
           rec.expires = std::min(cur->expires, expires);

@@ -51,9 +51,17 @@ class Permissions {
 
  private:
   cache::CredKey key(const Credentials& cred, const nfs3::FileHandle& fh) const;
-  /// The granted subset of `asked` from `rec`, when it answers for `attr`.
+  /// The granted subset of `asked` from `rec`, when it answers for `attr`;
+  /// `basis`: an answer's basis or kNoBasis (windows.h).
+  template <typename B>
   std::optional<std::uint32_t> granted(const cache::AccessRecord* rec, const nfs3::Fattr& attr,
-                                       std::uint32_t asked, cache::AnswerBasis* basis = nullptr) const;
+                                       std::uint32_t asked, B&& basis) const {
+    if (!rec || rec->object != cache::Stamp::of(attr) || !windows_.fresh_access(rec->expires, basis) ||
+        (asked & ~rec->asked) != 0) {
+      return std::nullopt;
+    }
+    return rec->granted & asked;
+  }
   Permit decide(std::optional<std::uint32_t> granted, const Credentials& cred, const nfs3::Fattr& attr,
                 std::uint32_t bits) const;
 

@@ -16,6 +16,11 @@
 
 namespace nfsgw::metacache {
 
+/// Said where a window is checked for a decision that no answer given at once
+/// rests on (Windows' fresh_* take a basis or this, never nothing).
+struct NoBasis {};
+inline constexpr NoBasis kNoBasis{};
+
 class Windows {
  public:
   /// Starts with a copy of `settings`.
@@ -40,21 +45,28 @@ class Windows {
   /// entry learnt under a longer window (before a reload shortened it, or under
   /// immutable) is revalidated once its remaining time exceeds the window, so a
   /// shorter window applies at once to what is cached. For entries learnt under
-  /// the current settings the bound always holds. An answer given at once passes
-  /// its `basis`: the window's end is then part of what the answer rests on.
-  bool fresh_attr(const cache::AttrRecord& r, cache::AnswerBasis* basis = nullptr) const {
+  /// the current settings the bound always holds.
+  ///
+  /// Each takes where the window's end goes, with no default: an answer given at
+  /// once passes its basis (the end is then part of what it rests on); a decision
+  /// no kept answer rests on (a coroutine's, a change's) says kNoBasis. So an
+  /// answer step cannot forget to name a window it relied on.
+  template <typename B>
+  bool fresh_attr(const cache::AttrRecord& r, B&& basis) const {
     const auto& set = s();
-    return within(r.expires, r.attr.type == nfs3::FileType::Dir ? set.dir_ttl : set.attr_ttl, set, basis);
+    return within(r.expires, r.attr.type == nfs3::FileType::Dir ? set.dir_ttl : set.attr_ttl, set, ptr(basis));
   }
-  bool fresh_negative(cache::Millis expires, cache::AnswerBasis* basis = nullptr) const {
-    return within(expires, s().negative_ttl, s(), basis);
+  template <typename B>
+  bool fresh_negative(cache::Millis expires, B&& basis) const {
+    return within(expires, s().negative_ttl, s(), ptr(basis));
   }
-  bool fresh_access(cache::Millis expires, cache::AnswerBasis* basis = nullptr) const {
-    return within(expires, s().access_ttl, s(), basis);
+  template <typename B>
+  bool fresh_access(cache::Millis expires, B&& basis) const {
+    return within(expires, s().access_ttl, s(), ptr(basis));
   }
   bool fresh_fs(cache::Millis expires, cache::FsKind k) const {
     const auto& set = s();
-    return within(expires, k == cache::FsKind::Fsstat ? set.fsstat_ttl : set.fsinfo_ttl, set, nullptr);
+    return within(expires, k == cache::FsKind::Fsstat ? set.fsstat_ttl : set.fsinfo_ttl, set, nullptr);  // never answered at once
   }
 
   cache::Millis attr_expiry(const nfs3::Fattr& a) const {
@@ -67,6 +79,8 @@ class Windows {
   }
 
  private:
+  static cache::AnswerBasis* ptr(cache::AnswerBasis& b) { return &b; }
+  static cache::AnswerBasis* ptr(NoBasis) { return nullptr; }
   bool within(cache::Millis expires, cache::Duration window, const cache::CoherencySettings& set,
               cache::AnswerBasis* basis) const {
     // The bound by `window` below changes only with the settings, on a reload,
