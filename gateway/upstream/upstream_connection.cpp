@@ -5,7 +5,6 @@
 #include <poll.h>
 
 #include <algorithm>
-#include <cstring>
 
 #include <boost/asio/bind_executor.hpp>
 #include <boost/asio/post.hpp>
@@ -14,7 +13,6 @@
 #include <spdlog/spdlog.h>
 
 #include "gateway/upstream/origin_socket.h"
-#include "gateway/upstream/rpc_error_class.h"
 
 namespace nfsgw::upstream {
 
@@ -23,7 +21,6 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 constexpr int kRpcbindPort = 111;
-constexpr std::size_t kMaxMachineName = 255;   // and a name of at most 255 bytes
 
 std::string error_text(struct rpc_context* rpc) {
   const char* e = rpc != nullptr ? rpc_get_error(rpc) : nullptr;
@@ -49,7 +46,8 @@ UpstreamConnection::UpstreamConnection(asio::io_context& io, Endpoint endpoint,
       endpoint_(std::move(endpoint)),
       options_(options),
       index_(index),
-      listener_(std::move(listener)) {}
+      listener_(std::move(listener)),
+      calls_(endpoint_.label(), index_, [this] { origin_answered(); }) {}
 
 UpstreamConnection::~UpstreamConnection() {
   // Normally stop() has run already; this is the path for an io_context torn down
@@ -60,8 +58,7 @@ UpstreamConnection::~UpstreamConnection() {
     rpc_ = nullptr;
     rpc_destroy_context(r);
   }
-  for (auto& c : orphans_) c->on_fail(nfs3::Status::Jukebox);
-  for (auto& c : unsent_) c->on_fail(nfs3::Status::Jukebox);
+  // calls_ answers what it still holds with JUKEBOX.
 }
 
 void UpstreamConnection::start() {
@@ -82,14 +79,13 @@ void UpstreamConnection::stop_on_strand() {
   watchdog_.cancel();
   teardown();
   if (was_up && listener_) listener_->connection_down(index_);
-  hand_back_orphans();
-  hand_back_unsent();
+  hand_back_calls();
   listener_.reset();  // breaks the pool <-> connection cycle
   spdlog::debug("upstream {} #{}: stopped", endpoint_.label(), index_);
 }
 
 void UpstreamConnection::execute(std::unique_ptr<UpstreamCall> call) {
-  load_.fetch_add(1, std::memory_order_relaxed);
+  calls_.expect();
   asio::post(strand_, [self = shared_from_this(), c = call.release()]() mutable {
     self->start_call(std::unique_ptr<UpstreamCall>(c));
   });
@@ -128,7 +124,6 @@ void UpstreamConnection::connect_to(std::uint16_t port) {
     fail("cannot create an RPC context");
     return;
   }
-  auth_is_default_ = true;
   if (rpc_connect_async(rpc_, endpoint_.host.c_str(), port, &on_connect_cb, this) != 0 ||
       !watch_new_context()) {
     fail(error_text(rpc_));
@@ -241,6 +236,7 @@ void UpstreamConnection::after_service(int rc) {
                       endpoint_.label(), index_, failures_in_a_row_ + 1);
       }
       last_reply_ = Clock::now();
+      calls_.attach(rpc_);
       if (listener_) listener_->connection_up(index_);
     }
   }
@@ -257,7 +253,7 @@ void UpstreamConnection::after_service(int rc) {
     return;
   }
   if (state_ == State::Up && rpc_ != nullptr && (rpc_which_events(rpc_) & POLLOUT) == 0) {
-    unwritten_bytes_ = 0;  // libnfs's out-queue is empty: the socket took it all
+    calls_.written();  // libnfs's out-queue is empty: the socket took it all
     feed();
   }
   arm();
@@ -274,21 +270,18 @@ void UpstreamConnection::teardown() {
   if (rpc_ != nullptr) {
     struct rpc_context* r = rpc_;
     rpc_ = nullptr;
-    rpc_destroy_context(r);  // remaining calls come back through on_call_cb (CANCEL)
+    rpc_destroy_context(r);  // remaining calls come back to calls_ (CANCEL)
   }
+  calls_.detach();
   connect_done_ = false;
   found_port_ = -1;
-  auth_is_default_ = true;
-  in_flight_.clear();  // libnfs handed every call back while being destroyed
-  unwritten_bytes_ = 0;
 }
 
 void UpstreamConnection::fail(const std::string& reason) {
   const bool was_up = state_ == State::Up;
   teardown();
   if (state_ == State::Stopped) {
-    hand_back_orphans();
-    hand_back_unsent();
+    hand_back_calls();
     return;
   }
   state_ = State::Idle;
@@ -314,8 +307,7 @@ void UpstreamConnection::fail(const std::string& reason) {
     spdlog::debug("upstream {} #{}: connect attempt {} failed: {}", endpoint_.label(), index_,
                   failures_in_a_row_ + 1, reason);
   }
-  hand_back_orphans();
-  hand_back_unsent();
+  hand_back_calls();
   schedule_retry();
 }
 
@@ -339,180 +331,55 @@ void UpstreamConnection::schedule_retry() {
       }));
 }
 
-void UpstreamConnection::hand_back_orphans() {
-  if (orphans_.empty()) return;
-  auto lost = std::move(orphans_);
-  orphans_.clear();
-  load_.fetch_sub(static_cast<int>(lost.size()), std::memory_order_relaxed);
-  if (listener_) {
-    listener_->calls_lost(std::move(lost));
-  } else {
-    for (auto& c : lost) c->on_fail(nfs3::Status::Jukebox);
+void UpstreamConnection::hand_back_calls() {
+  CallQueue::Calls lost = calls_.take_lost();
+  if (!lost.empty()) {
+    if (listener_) {
+      listener_->calls_lost(std::move(lost));
+    } else {
+      for (auto& c : lost) c->on_fail(nfs3::Status::Jukebox);
+    }
   }
+  bounce(calls_.take_unsent());
 }
 
-void UpstreamConnection::hand_back_unsent() {
-  if (unsent_.empty()) return;
-  std::vector<std::unique_ptr<UpstreamCall>> back;
-  back.reserve(unsent_.size());
-  for (auto& c : unsent_) back.push_back(std::move(c));
-  unsent_.clear();
-  load_.fetch_sub(static_cast<int>(back.size()), std::memory_order_relaxed);
+void UpstreamConnection::bounce(CallQueue::Calls calls) {
+  if (calls.empty()) return;
   if (listener_) {
-    listener_->calls_bounced(std::move(back));  // never sent: sent again, whatever they are
+    listener_->calls_bounced(std::move(calls));  // never sent: sent again, whatever they are
   } else {
-    for (auto& c : back) c->on_fail(nfs3::Status::Jukebox);
-  }
-}
-
-void UpstreamConnection::bounce(std::unique_ptr<UpstreamCall> call) {
-  load_.fetch_sub(1, std::memory_order_relaxed);
-  if (listener_) {
-    std::vector<std::unique_ptr<UpstreamCall>> v;
-    v.push_back(std::move(call));
-    listener_->calls_bounced(std::move(v));
-  } else {
-    call->on_fail(nfs3::Status::Jukebox);
+    for (auto& c : calls) c->on_fail(nfs3::Status::Jukebox);
   }
 }
 
 // ---- calls -------------------------------------------------------------------------
 
-void UpstreamConnection::apply_credentials(const UpstreamCall& call) {
-  // libnfs encodes the context's AUTH when a call is queued, so setting it right
-  // before queueing sends exactly this caller's identity with this call.
-  if (!call.cred) {
-    if (!auth_is_default_) {
-      rpc_set_auth(rpc_, libnfs_authunix_create_default());
-      auth_is_default_ = true;
-    }
-    return;
-  }
-  const Credentials& c = *call.cred;
-  if (!auth_is_default_ && auth_cred_.uid == c.uid && auth_cred_.gid == c.gid &&
-      auth_cred_.gids == c.gids && auth_cred_.machine_name == c.machine_name) {
-    return;
-  }
-  std::string machine = c.machine_name.substr(0, kMaxMachineName);
-  if (machine.empty()) machine = "nfsgw";
-  struct AUTH* auth = libnfs_authunix_create(machine.c_str(), c.uid, c.gid,
-                                             static_cast<std::uint32_t>(c.gids.size()),
-                                             c.gids.empty() ? nullptr : const_cast<std::uint32_t*>(c.gids.data()));
-  if (auth == nullptr) return;  // out of memory: keep the old AUTH; caught below
-  rpc_set_auth(rpc_, auth);
-  auth_cred_ = c;
-  auth_is_default_ = false;
-}
-
 void UpstreamConnection::start_call(std::unique_ptr<UpstreamCall> call) {
-  if (call->abandoned || call->caller_left()) {
-    load_.fetch_sub(1, std::memory_order_relaxed);
-    call->abandon();
+  // Without a context up, the queue gives the call back: never sent, bounced.
+  std::unique_ptr<UpstreamCall> back = calls_.add(std::move(call));
+  if (back) {
+    calls_.release(*back);
+    CallQueue::Calls v;
+    v.push_back(std::move(back));
+    bounce(std::move(v));
     return;
   }
-  if (state_ != State::Up || rpc_ == nullptr) {
-    bounce(std::move(call));
-    return;
-  }
-  unsent_.push_back(std::move(call));
   feed();
 }
 
 void UpstreamConnection::feed() {
-  bool sent = false;
-  while (!unsent_.empty() && state_ == State::Up && rpc_ != nullptr) {
-    // Nothing inside libnfs means nothing unwritten, whatever the count says.
-    if (unwritten_bytes_ >= kMaxUnsentBytes && !in_flight_.empty()) break;
-    std::unique_ptr<UpstreamCall> call = std::move(unsent_.front());
-    unsent_.pop_front();
-    if (call->abandoned || call->caller_left()) {
-      load_.fetch_sub(1, std::memory_order_relaxed);
-      call->abandon();  // never encoded: nothing of it is left
-      continue;
-    }
-    unwritten_bytes_ += kCallBytes + call->payload;
-    send_to_libnfs(std::move(call));
-    sent = true;
-  }
-  if (sent) {
+  if (calls_.feed()) {
     arm();
     arm_watchdog();
   }
 }
 
-void UpstreamConnection::send_to_libnfs(std::unique_ptr<UpstreamCall> call) {
-  apply_credentials(*call);
-  if (call->cred && (auth_is_default_ || auth_cred_.uid != call->cred->uid ||
-                     auth_cred_.gid != call->cred->gid)) {
-    // Never let a call go out under someone else's identity.
-    load_.fetch_sub(1, std::memory_order_relaxed);
-    spdlog::error("upstream {} #{}: cannot build AUTH_SYS for {}", endpoint_.label(), index_,
-                  call->what);
-    call->on_fail(nfs3::Status::ServerFault);
-    return;
-  }
-  call->owner = this;
-  call->seq = next_seq_++;
-  in_flight_.emplace(call->seq, InFlight{Clock::now(), call.get()});
-  UpstreamCall* raw = call.release();
-  if (raw->queue(rpc_, &on_call_cb, raw) != 0) {
-    std::unique_ptr<UpstreamCall> back(raw);
-    in_flight_.erase(back->seq);
-    load_.fetch_sub(1, std::memory_order_relaxed);
-    spdlog::warn("upstream {} #{}: cannot queue {}: {}", endpoint_.label(), index_, back->what,
-                 error_text(rpc_));
-    back->on_fail(nfs3::Status::ServerFault);
-  }
-}
-
-void UpstreamConnection::on_call_cb(struct rpc_context*, int status, void* data, void* call_ptr) {
-  std::unique_ptr<UpstreamCall> call(static_cast<UpstreamCall*>(call_ptr));
-  auto* self = static_cast<UpstreamConnection*>(call->owner);
-  self->in_flight_.erase(call->seq);
-  const char* message = status == RPC_STATUS_ERROR ? static_cast<const char*>(data) : nullptr;
-  if (status == RPC_STATUS_SUCCESS ||
-      classify_rpc_failure(status, message) != RpcFailure::ConnectionLost) {
-    self->last_reply_ = Clock::now();  // the origin answered something: it is alive
-    if (self->failures_in_a_row_ > 0) {  // the first answer after failed attempts
-      spdlog::info("upstream {} #{}: connected after {} failed attempt(s)", self->endpoint_.label(),
-                   self->index_, self->failures_in_a_row_);
-      self->start_over();
-    }
-  }
-  if (call->abandoned) {
-    // Answered already (its caller went away); libnfs has just given it back.
-    self->load_.fetch_sub(1, std::memory_order_relaxed);
-    return;
-  }
-  if (status == RPC_STATUS_SUCCESS) {
-    self->load_.fetch_sub(1, std::memory_order_relaxed);
-    try {
-      call->on_reply(data);
-    } catch (const std::exception& e) {
-      spdlog::error("upstream {}: cannot copy {} reply: {}", self->endpoint_.label(), call->what,
-                    e.what());
-      call->on_fail(nfs3::Status::ServerFault);
-    }
-    return;
-  }
-  // The statuses below are nfsgw's, not answers of the origin's NFS service:
-  // on_fail marks the result gateway_status, so no cache keeps it.
-  switch (classify_rpc_failure(status, message)) {
-    case RpcFailure::ConnectionLost:
-      self->orphans_.push_back(std::move(call));  // handed to the pool once libnfs returns
-      return;
-    case RpcFailure::Denied:
-      self->load_.fetch_sub(1, std::memory_order_relaxed);
-      spdlog::warn("upstream {}: {} denied by the origin ({}): credentials rejected",
-                   self->endpoint_.label(), call->what, message);
-      call->on_fail(nfs3::Status::Acces);
-      return;
-    case RpcFailure::BadReply:
-      self->load_.fetch_sub(1, std::memory_order_relaxed);
-      spdlog::warn("upstream {}: {} failed at the RPC level: {}", self->endpoint_.label(),
-                   call->what, message);
-      call->on_fail(nfs3::Status::ServerFault);
-      return;
+void UpstreamConnection::origin_answered() {
+  last_reply_ = Clock::now();
+  if (failures_in_a_row_ > 0) {  // the first answer after failed attempts
+    spdlog::info("upstream {} #{}: connected after {} failed attempt(s)", endpoint_.label(), index_,
+                 failures_in_a_row_);
+    start_over();
   }
 }
 
@@ -524,8 +391,8 @@ void UpstreamConnection::arm_watchdog() {
   Clock::time_point next;
   if (state_ == State::AskingPort || state_ == State::Connecting) {
     next = attempt_started_ + options_.origin_timeout;
-  } else if (state_ == State::Up && !in_flight_.empty()) {
-    next = std::max(in_flight_.begin()->second.queued, last_reply_) + options_.origin_timeout;
+  } else if (state_ == State::Up && calls_.in_flight() > 0) {
+    next = std::max(calls_.oldest_queued(), last_reply_) + options_.origin_timeout;
     next = std::min(next, now + kAbandonSweep);
   } else {
     return;  // nothing can time out; the next call or attempt arms it again
@@ -554,40 +421,20 @@ void UpstreamConnection::on_watchdog() {
            " did not complete within origin_timeout (" + timeout_ms + " ms)");
       return;
     }
-  } else if (state_ == State::Up && !in_flight_.empty()) {
+  } else if (state_ == State::Up && calls_.in_flight() > 0) {
     if (now - last_sweep_ >= kAbandonSweep) {
       last_sweep_ = now;
-      abandon_calls_of_gone_callers();
+      calls_.abandon_calls_of_gone_callers();
     }
-    const auto& oldest = in_flight_.begin()->second;
-    if (now >= std::max(oldest.queued, last_reply_) + options_.origin_timeout) {
+    if (calls_.in_flight() > 0 &&
+        now >= std::max(calls_.oldest_queued(), last_reply_) + options_.origin_timeout) {
       fail("no reply from the origin within origin_timeout (" + timeout_ms + " ms, " +
-           std::to_string(in_flight_.size()) + " call(s) waiting, oldest " + oldest.call->what +
-           ")");
+           std::to_string(calls_.in_flight()) + " call(s) waiting, oldest " +
+           calls_.oldest_what() + ")");
       return;
     }
   }
   arm_watchdog();
-}
-
-void UpstreamConnection::abandon_calls_of_gone_callers() {
-  // Calls inside libnfs stay there (4.0 cannot take one back) until their reply or
-  // the connection's end; only their callers are answered now. Calls not yet
-  // handed to libnfs go entirely.
-  for (auto& [seq, f] : in_flight_) {
-    if (!f.call->abandoned && f.call->caller_left()) f.call->abandon();
-  }
-  std::size_t kept = 0;
-  for (auto& c : unsent_) {
-    if (c->caller_left()) {
-      load_.fetch_sub(1, std::memory_order_relaxed);
-      c->abandon();
-      c.reset();
-    } else {
-      unsent_[kept++] = std::move(c);
-    }
-  }
-  unsent_.resize(kept);
 }
 
 }  // namespace nfsgw::upstream

@@ -27,26 +27,16 @@
 // kAbandonSweep while calls are in flight, abandons calls whose client has gone
 // away (UpstreamCall::abandon).
 //
-// libnfs 4.0 encodes a request (a WRITE's data included) the moment it is queued,
-// keeps it in its out-queue until the socket takes it, keeps it again until the
-// reply, and cannot take a queued request back. So the connection hands calls to
-// libnfs only while what it handed and libnfs has not yet written stays under
-// kMaxUnsentBytes (counted from UpstreamCall::payload; libnfs's out-queue is seen
-// empty when it no longer asks for POLLOUT); the rest wait here, unencoded, in
-// unsent_. A frozen origin thus holds at most that much plus what its socket
-// buffers took, and a call whose client left while it waited in unsent_ is freed
-// at the next sweep, never encoded. Calls still in unsent_ when the connection
-// dies were never sent: they go back to the pool as bounced, not lost.
+// The calls themselves (waiting, inside libnfs, their AUTH_SYS identity) are the
+// connection's CallQueue's (call_queue.h); the connection gives it its context
+// while up and feeds it when libnfs's out-queue empties.
 #pragma once
 
 #include <utility>
 
-#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
-#include <deque>
-#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -56,6 +46,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 
+#include "gateway/upstream/call_queue.h"
 #include "gateway/upstream/upstream_call.h"
 
 namespace nfsgw::upstream {
@@ -99,11 +90,6 @@ class UpstreamConnection : public std::enable_shared_from_this<UpstreamConnectio
 
   /// How often, at most, calls of callers that went away are looked for.
   static constexpr std::chrono::milliseconds kAbandonSweep{100};
-  /// Bytes handed to libnfs and not yet written to the socket beyond which calls
-  /// wait in the connection (see the top of this file).
-  static constexpr std::size_t kMaxUnsentBytes = 1u << 20;
-  /// What a call is counted for besides its payload.
-  static constexpr std::size_t kCallBytes = 512;
 
   UpstreamConnection(boost::asio::io_context& io, Endpoint endpoint, std::size_t index,
                      std::shared_ptr<ConnectionListener> listener,
@@ -122,7 +108,7 @@ class UpstreamConnection : public std::enable_shared_from_this<UpstreamConnectio
   void execute(std::unique_ptr<UpstreamCall> call);
 
   /// Calls assigned to this connection and not answered yet (for load spreading).
-  int load() const { return load_.load(std::memory_order_relaxed); }
+  int load() const { return calls_.load(); }
   std::size_t index() const { return index_; }
 
  private:
@@ -130,7 +116,6 @@ class UpstreamConnection : public std::enable_shared_from_this<UpstreamConnectio
 
   static void on_connect_cb(struct rpc_context* rpc, int status, void* data, void* self);
   static void on_getport_cb(struct rpc_context* rpc, int status, void* data, void* self);
-  static void on_call_cb(struct rpc_context* rpc, int status, void* data, void* call);
 
   void begin_attempt();
   void connect_to(std::uint16_t port);
@@ -143,19 +128,18 @@ class UpstreamConnection : public std::enable_shared_from_this<UpstreamConnectio
   void schedule_retry();
   /// The connection works: the failed attempts and the backoff start over.
   void start_over();
-  void hand_back_orphans();
-  void bounce(std::unique_ptr<UpstreamCall> call);
+  /// The origin answered a call on this connection: it is alive.
+  void origin_answered();
+  /// Gives the calls lost with the connection, then those never sent, back to the
+  /// listener (or, without one, answers them JUKEBOX).
+  void hand_back_calls();
+  void bounce(CallQueue::Calls calls);
   void start_call(std::unique_ptr<UpstreamCall> call);
-  /// Hands calls from unsent_ to libnfs while the bound allows.
+  /// Lets the call queue hand calls to libnfs; watches for what they need.
   void feed();
-  void send_to_libnfs(std::unique_ptr<UpstreamCall> call);
-  /// Gives the calls of unsent_ back to the pool (never sent).
-  void hand_back_unsent();
-  void apply_credentials(const UpstreamCall& call);
   void stop_on_strand();
   void arm_watchdog();
   void on_watchdog();
-  void abandon_calls_of_gone_callers();
 
   boost::asio::io_context& io_;
   boost::asio::strand<boost::asio::io_context::executor_type> strand_;
@@ -180,20 +164,6 @@ class UpstreamConnection : public std::enable_shared_from_this<UpstreamConnectio
   /// Failed attempts since the origin last answered (or a connection stayed up
   /// kTrustAfter): while above 0, even a connection that is up is only an attempt.
   unsigned failures_in_a_row_ = 0;
-  bool auth_is_default_ = true;
-  Credentials auth_cred_;         // what the context's AUTH currently says
-  std::vector<std::unique_ptr<UpstreamCall>> orphans_;
-  /// Calls inside libnfs, by UpstreamCall::seq (so the first is the oldest).
-  struct InFlight {
-    std::chrono::steady_clock::time_point queued;
-    UpstreamCall* call;
-  };
-  std::map<std::uint64_t, InFlight> in_flight_;
-  /// Calls given to this connection and not yet to libnfs, oldest first.
-  std::deque<std::unique_ptr<UpstreamCall>> unsent_;
-  /// Bytes handed to libnfs since its out-queue was last seen empty.
-  std::size_t unwritten_bytes_ = 0;
-  std::uint64_t next_seq_ = 1;
   std::chrono::steady_clock::time_point last_reply_{};      // any reply on this context
   std::chrono::steady_clock::time_point attempt_started_{};  // AskingPort / Connecting
   std::chrono::steady_clock::time_point last_sweep_{};
@@ -201,7 +171,8 @@ class UpstreamConnection : public std::enable_shared_from_this<UpstreamConnectio
   std::chrono::steady_clock::time_point watchdog_due_{};
   std::uint64_t watchdog_generation_ = 0;  // a re-armed timer's old wait ignores itself
 
-  std::atomic<int> load_{0};
+  /// The calls given to this connection; its rpc_context while up.
+  CallQueue calls_;
 };
 
 }  // namespace nfsgw::upstream

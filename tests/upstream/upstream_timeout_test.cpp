@@ -320,7 +320,7 @@ TEST_F(TimeoutTest, AStuckOriginGetsABoundedQueueInsideLibnfsAndCallsOfCallersTh
     pool_->submit(std::move(c));
     sent.push_back(std::move(s));
   }
-  // Whatever the socket buffers took, plus UpstreamConnection::kMaxUnsentBytes.
+  // Whatever the socket buffers took, plus CallQueue::kMaxUnsentBytes (call_queue.h).
   std::this_thread::sleep_for(500ms);
   const int in_libnfs = queued.load();
   std::printf("calls handed to libnfs: %d of %d (%zu KiB each)\n", in_libnfs, kCalls, kBytes / 1024);
