@@ -13,7 +13,7 @@
 
 #include "gateway/admin/admin_protocol.h"
 #include "gateway/metacache/metacache_stats.h"
-#include "gateway/warm/warm_progress.h"
+#include "gateway/admin/warm_progress.h"
 
 namespace nfsgw::admin {
 

@@ -28,7 +28,7 @@
 // inside the export like <subpath>: then those paths are warmed (each with the
 // tree below it, to <depth>) instead of <subpath>, which the client has already
 // folded into them. The reply streams body lines while the walk runs
-// (gateway/warm/warm_wire.h): progress lines about once a second, a line per
+// (gateway/admin/warm_wire.h): progress lines about once a second, a line per
 // failed path, a summary; then `ok`, or `error` when any path failed. Closing the
 // connection cancels the walk.
 //

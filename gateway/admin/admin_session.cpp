@@ -6,7 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "gateway/admin/admin_execute.h"
-#include "gateway/warm/warm_wire.h"
+#include "gateway/admin/warm_wire.h"
 
 namespace nfsgw::admin {
 

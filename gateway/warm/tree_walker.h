@@ -30,7 +30,7 @@
 #include <boost/asio/any_io_executor.hpp>
 
 #include "gateway/nfs3_program.h"
-#include "gateway/warm/warm_progress.h"
+#include "gateway/admin/warm_progress.h"
 
 namespace nfsgw::warm {
 

@@ -15,7 +15,7 @@
 #include "config/config.h"
 #include "gateway/admin/admin_protocol.h"
 #include "gateway/nfs3_program.h"
-#include "gateway/warm/warm_progress.h"
+#include "gateway/admin/warm_progress.h"
 
 namespace nfsgw::warm {
 

@@ -17,7 +17,7 @@ import packaging_lib as lib  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 # What the checks read: copied into a scratch source tree.
-COPIED = ["docker", "systemd", "scripts/install-deps.sh", "gateway/gateway_app.cpp", "gateway/main.cpp"]
+COPIED = ["docker", "systemd", "scripts/install-deps.sh", "gateway/app/gateway_app.cpp", "gateway/app/main.cpp"]
 
 # (check, file, old text, new text, words the failure must contain)
 MUTATIONS = [

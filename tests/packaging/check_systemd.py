@@ -13,7 +13,7 @@
   as its home;
 - the hardening the issue asks for is present (ProtectSystem=strict,
   ProtectHome, NoNewPrivileges, PrivateTmp, Restart=on-failure);
-- KillSignal is one nfsgw handles (gateway/gateway_app.cpp's signal_set), and
+- KillSignal is one nfsgw handles (gateway/app/gateway_app.cpp's signal_set), and
   an ExecReload sends one it handles.
 """
 import os

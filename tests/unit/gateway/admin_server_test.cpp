@@ -29,7 +29,7 @@
 
 #include <boost/asio.hpp>
 
-#include "gateway/admin/admin_cli.h"
+#include "gateway/cli/admin_cli.h"
 #include "gateway/admin/admin_client.h"
 #include "gateway/admin/admin_protocol.h"
 #include "gateway/admin/admin_server.h"

@@ -26,11 +26,11 @@
 
 #include <boost/asio.hpp>
 
-#include "gateway/admin/admin_cli.h"
+#include "gateway/cli/admin_cli.h"
 #include "gateway/admin/admin_client.h"
 #include "gateway/admin/admin_protocol.h"
 #include "gateway/admin/admin_server.h"
-#include "gateway/warm/warm_cli.h"
+#include "gateway/cli/warm_cli.h"
 
 namespace nfsgw::admin {
 namespace {

@@ -2,7 +2,7 @@
 // AUTH_NONE callers; admission by network and by read-only-ness.
 #include <gtest/gtest.h>
 
-#include "gateway/export_policy.h"
+#include "gateway/translator/export_policy.h"
 #include "gateway/rpc/procedure_table.h"
 #include "tests/unit/gateway/translator_fixture.h"
 

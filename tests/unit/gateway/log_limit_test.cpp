@@ -1,7 +1,7 @@
 // LogLimit: a burst per period, then silence, then a count of what was left out.
 #include <gtest/gtest.h>
 
-#include "gateway/log_limit.h"
+#include "gateway/translator/log_limit.h"
 
 namespace {
 

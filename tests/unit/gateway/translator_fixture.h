@@ -11,7 +11,7 @@
 
 #include "cache/handle_codec.h"
 #include "config/config.h"
-#include "gateway/handle_translator.h"
+#include "gateway/translator/handle_translator.h"
 #include "gateway/rpc/procedure_table.h"
 #include "tests/unit/gateway/fake_nfs3_program.h"
 

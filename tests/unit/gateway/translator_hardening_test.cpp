@@ -7,7 +7,7 @@
 #include <map>
 #include <set>
 
-#include "gateway/name_rules.h"
+#include "gateway/translator/name_rules.h"
 #include "protocol/nfs3_sizes.h"
 #include "tests/unit/gateway/run_awaitable.h"
 #include "tests/unit/gateway/translator_fixture.h"

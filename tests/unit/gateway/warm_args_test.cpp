@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "gateway/warm/manifest.h"
-#include "gateway/warm/warm_args.h"
+#include "gateway/cli/manifest.h"
+#include "gateway/cli/warm_args.h"
 
 namespace nfsgw::warm {
 namespace {

@@ -5,8 +5,8 @@
 #include <string>
 
 #include "gateway/admin/admin_protocol.h"
-#include "gateway/warm/progress_view.h"
-#include "gateway/warm/warm_wire.h"
+#include "gateway/cli/progress_view.h"
+#include "gateway/admin/warm_wire.h"
 
 namespace nfsgw::warm {
 namespace {

@@ -10,8 +10,8 @@
 // from the cache or the origin alike): it carries the root's own fileid (and
 // gateway handle and attributes), since the origin's parent of an export of a
 // subfolder lies outside the export and nothing about it may be shown.
-// Names are checked (gateway/name_rules.h) and READDIR/READDIRPLUS replies cut to
-// the client's count (gateway/reply_fit.h) here, and FSINFO's transfer sizes are
+// Names are checked (gateway/translator/name_rules.h) and READDIR/READDIRPLUS replies cut to
+// the client's count (gateway/translator/reply_fit.h) here, and FSINFO's transfer sizes are
 // clamped to what nfsgw itself accepts.
 #pragma once
 
@@ -26,7 +26,7 @@
 
 #include "cache/handle_codec.h"
 #include "config/config.h"
-#include "gateway/log_limit.h"
+#include "gateway/translator/log_limit.h"
 #include "gateway/nfs3_program.h"
 
 namespace nfsgw {

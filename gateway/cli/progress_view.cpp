@@ -1,4 +1,4 @@
-#include "gateway/warm/progress_view.h"
+#include "gateway/cli/progress_view.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "gateway/cache_admin.h"
+#include "gateway/app/cache_admin.h"
 
 #include <functional>
 #include <stdexcept>

@@ -1,6 +1,6 @@
 // CacheAdmin's `nfsgw exports` and `nfsgw warm`.
 #include "gateway/admin/exports_format.h"
-#include "gateway/cache_admin.h"
+#include "gateway/app/cache_admin.h"
 
 #include <stdexcept>
 

@@ -16,7 +16,7 @@
 #include <optional>
 #include <string>
 
-#include "gateway/warm/warm_progress.h"
+#include "gateway/admin/warm_progress.h"
 
 namespace nfsgw::warm {
 

@@ -21,8 +21,8 @@
 #include <spdlog/spdlog.h>
 
 #include "config/config.h"
-#include "gateway/admin/admin_cli.h"
-#include "gateway/gateway_app.h"
+#include "gateway/cli/admin_cli.h"
+#include "gateway/app/gateway_app.h"
 
 namespace {
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <string_view>
 
-#include "gateway/warm/warm_progress.h"
+#include "gateway/admin/warm_progress.h"
 
 namespace nfsgw::warm {
 

@@ -1,4 +1,4 @@
-#include "gateway/gateway_app.h"
+#include "gateway/app/gateway_app.h"
 
 #include <chrono>
 #include <cstdlib>
@@ -18,9 +18,9 @@
 #include "cache/kv_store.h"
 #include "cache/metadata_store.h"
 #include "gateway/admin/admin_server.h"
-#include "gateway/cache_admin.h"
+#include "gateway/app/cache_admin.h"
 #include "gateway/datacache/data_cache.h"
-#include "gateway/handle_translator.h"
+#include "gateway/translator/handle_translator.h"
 #include "gateway/metacache/metadata_cache.h"
 #include "gateway/metrics/measured_program.h"
 #include "gateway/metrics/metrics_collector.h"
@@ -30,7 +30,7 @@
 #include "gateway/rpc/dispatcher.h"
 #include "gateway/rpc/mount_procedures.h"
 #include "gateway/rpc/nfs3_procedures.h"
-#include "gateway/rpcbind_registration.h"
+#include "gateway/server/rpcbind_registration.h"
 #include "gateway/server/rpc_server.h"
 #include "gateway/upstream/forwarder.h"
 #include "protocol/nfs3_sizes.h"

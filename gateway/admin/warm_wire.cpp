@@ -1,4 +1,4 @@
-#include "gateway/warm/warm_wire.h"
+#include "gateway/admin/warm_wire.h"
 
 #include <charconv>
 #include <map>

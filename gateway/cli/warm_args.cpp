@@ -1,4 +1,4 @@
-#include "gateway/warm/warm_args.h"
+#include "gateway/cli/warm_args.h"
 
 #include <stdexcept>
 

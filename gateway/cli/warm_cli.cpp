@@ -1,4 +1,4 @@
-#include "gateway/warm/warm_cli.h"
+#include "gateway/cli/warm_cli.h"
 
 #include <exception>
 #include <ostream>
@@ -8,10 +8,10 @@
 #include "gateway/admin/admin_client.h"
 #include "gateway/admin/admin_protocol.h"
 #include "gateway/admin/export_target.h"
-#include "gateway/warm/manifest.h"
-#include "gateway/warm/progress_view.h"
-#include "gateway/warm/warm_args.h"
-#include "gateway/warm/warm_wire.h"
+#include "gateway/cli/manifest.h"
+#include "gateway/cli/progress_view.h"
+#include "gateway/cli/warm_args.h"
+#include "gateway/admin/warm_wire.h"
 
 namespace nfsgw::warm {
 

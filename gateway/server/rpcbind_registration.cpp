@@ -1,5 +1,5 @@
 // libtirpc lives in this translation unit only: its headers clash with libnfs's.
-#include "gateway/rpcbind_registration.h"
+#include "gateway/server/rpcbind_registration.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>

@@ -1,4 +1,4 @@
-#include "gateway/name_rules.h"
+#include "gateway/translator/name_rules.h"
 
 namespace nfsgw {
 

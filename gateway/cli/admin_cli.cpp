@@ -1,4 +1,4 @@
-#include "gateway/admin/admin_cli.h"
+#include "gateway/cli/admin_cli.h"
 
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -15,7 +15,7 @@
 #include "gateway/admin/admin_client.h"
 #include "gateway/admin/admin_protocol.h"
 #include "gateway/admin/export_target.h"
-#include "gateway/warm/warm_cli.h"
+#include "gateway/cli/warm_cli.h"
 
 namespace nfsgw::admin {
 

@@ -1,4 +1,4 @@
-#include "gateway/export_policy.h"
+#include "gateway/translator/export_policy.h"
 
 #include "gateway/rpc/procedure_table.h"
 

@@ -1,4 +1,4 @@
-#include "gateway/warm/manifest.h"
+#include "gateway/cli/manifest.h"
 
 #include <cerrno>
 #include <cstring>

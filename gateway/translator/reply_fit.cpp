@@ -1,4 +1,4 @@
-#include "gateway/reply_fit.h"
+#include "gateway/translator/reply_fit.h"
 
 #include "gateway/made_up.h"
 #include "protocol/nfs3_sizes.h"

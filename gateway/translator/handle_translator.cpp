@@ -1,4 +1,4 @@
-#include "gateway/handle_translator.h"
+#include "gateway/translator/handle_translator.h"
 
 #include <spdlog/spdlog.h>
 
@@ -7,10 +7,10 @@
 #include <stdexcept>
 #include <type_traits>
 
-#include "gateway/export_policy.h"
+#include "gateway/translator/export_policy.h"
 #include "gateway/made_up.h"
-#include "gateway/name_rules.h"
-#include "gateway/reply_fit.h"
+#include "gateway/translator/name_rules.h"
+#include "gateway/translator/reply_fit.h"
 
 namespace nfsgw {
 

@@ -8,7 +8,7 @@
 //   nfsgw warm --config FILE EXPORT[/PATH] [--depth N] [--data] [--parallel N] [--manifest FILE]
 //
 // All read FILE for `[cache] dir` (the socket is <dir>/admin.sock) and, for
-// invalidate and warm, the export paths (warm: gateway/warm/warm_cli.h). reload asks the running nfsgw to read FILE and
+// invalidate and warm, the export paths (warm: gateway/cli/warm_cli.h). reload asks the running nfsgw to read FILE and
 // apply it (docs/operations.md); a FILE that is not valid is refused here already,
 // with the message nfsgw gives at start-up, and the running one is unchanged. Exit codes: 0 ok, 1 error (from nfsgw, a bad
 // configuration, an unknown export), 2 nfsgw unreachable or a usage error.
