@@ -12,7 +12,7 @@
 #include <string>
 
 #include "gateway/admin/admin_protocol.h"
-#include "gateway/metacache/metacache_stats.h"
+#include "gateway/stats/stats_report.h"
 #include "gateway/admin/warm_progress.h"
 
 namespace nfsgw::admin {
@@ -21,8 +21,8 @@ class AdminCommands {
  public:
   virtual ~AdminCommands() = default;
 
-  /// A snapshot of the counters and the store's usage (`nfsgw stats`).
-  virtual metacache::Report report() = 0;
+  /// A snapshot of every layer's counters and the stores' usage (`nfsgw stats`).
+  virtual stats::Report report() = 0;
 
   /// Drops the cached entries of `export_path` (a configured export path, such as
   /// "/export") below `subpath` ("" for the whole export, or "/a/b": no trailing

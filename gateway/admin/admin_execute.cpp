@@ -27,7 +27,7 @@ std::string body(const std::string& text) {
 
 std::string run(const Request& request, AdminCommands& commands) {
   if (const auto* s = std::get_if<StatsRequest>(&request)) {
-    const metacache::Report report = commands.report();
+    const stats::Report report = commands.report();
     return body(s->json ? format_stats_json(report) : format_stats_text(report));
   }
   if (const auto* r = std::get_if<ReloadRequest>(&request)) {

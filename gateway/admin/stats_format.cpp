@@ -1,6 +1,7 @@
 #include "gateway/admin/stats_format.h"
 
 #include <algorithm>
+#include <optional>
 #include <vector>
 
 #include <fmt/format.h>
@@ -79,9 +80,9 @@ std::string export_table(const metacache::ExportReport& e) {
   return t.render("  ");
 }
 
-std::string data_line(const metacache::ExportReport& e) {
-  if (!e.data_enabled) return "  data cache off\n";
-  const auto& d = e.data;
+std::string data_line(const std::optional<datacache::DataCounts>& data) {
+  if (!data) return "  data cache off\n";
+  const auto& d = *data;
   return fmt::format(
       "  data: reads {} (hits {}, misses {}, forwarded {}, hit % {}); blocks fetched {} ({}), read ahead {};"
       " from cache {}; writes {} (patched {}); files dropped {}; store errors {}\n",
@@ -125,7 +126,7 @@ std::string store_section(const cache::StoreUsage& s) {
   return out;
 }
 
-std::string duplicates_section(const metacache::DuplicateCounts& d) {
+std::string duplicates_section(const rpc::DuplicateCacheCounts& d) {
   return fmt::format(
       "duplicate request cache\n  {} calls remembered; retransmissions: {} answered with the kept reply, {} waited "
       "for the first call\n",
@@ -163,13 +164,13 @@ std::string format_size(std::uint64_t bytes) {
   return fmt::format("{:.1f} {}", v, kUnits[unit]);
 }
 
-std::string format_stats_text(const metacache::Report& report) {
+std::string format_stats_text(const stats::Report& report) {
   std::string out;
   if (report.exports.empty()) out += "no exports\n";
   for (const auto& e : report.exports) {
-    out += export_header(e);
-    out += export_table(e);
-    out += data_line(e);
+    out += export_header(e.metadata);
+    out += export_table(e.metadata);
+    out += data_line(e.data);
     out += '\n';
   }
   out += store_section(report.store);
@@ -178,10 +179,10 @@ std::string format_stats_text(const metacache::Report& report) {
   return out;
 }
 
-std::string format_stats_json(const metacache::Report& report) {
+std::string format_stats_json(const stats::Report& report) {
   std::string out = "{\"exports\":[";
   for (std::size_t i = 0; i < report.exports.size(); ++i) {
-    const auto& e = report.exports[i];
+    const auto& e = report.exports[i].metadata;
     if (i) out += ',';
     out += fmt::format("{{\"path\":{},\"cache_enabled\":{},\"consistency\":{},\"procedures\":{{",
                        json_string(e.path), e.cache_enabled, json_string(e.consistency));
@@ -196,8 +197,8 @@ std::string format_stats_json(const metacache::Report& report) {
           json_string(nfs3::proc_name(p)), c.calls, c.hits, c.misses, c.revalidations, c.origin_calls);
     }
     out += "}";
-    if (e.data_enabled) {
-      const auto& d = e.data;
+    if (const auto& data = report.exports[i].data) {
+      const auto& d = *data;
       out += fmt::format(
           ",\"data\":{{\"reads\":{},\"read_hits\":{},\"read_misses\":{},\"forwarded\":{},\"blocks_fetched\":{},"
           "\"bytes_fetched\":{},\"blocks_read_ahead\":{},\"bytes_from_cache\":{},\"write_through\":{},"

@@ -1,10 +1,11 @@
-// `nfsgw stats`: the metadata cache's report as a table for people or as JSON.
+// `nfsgw stats`: each layer's counts (gateway/stats/stats_report.h), composed as
+// a table for people or as JSON.
 #pragma once
 
 #include <cstdint>
 #include <string>
 
-#include "gateway/metacache/metacache_stats.h"
+#include "gateway/stats/stats_report.h"
 
 namespace nfsgw::admin {
 
@@ -17,10 +18,10 @@ std::string format_size(std::uint64_t bytes);
 /// disk, evictions, and whether the disk failed; then the data store, and the
 /// duplicate request cache (calls remembered, retransmissions replayed and
 /// waited) when the report has them. Lines end with '\n'.
-std::string format_stats_text(const metacache::Report& report);
+std::string format_stats_text(const stats::Report& report);
 
 /// The same figures as one line of JSON (sizes in bytes; procedures without calls
 /// are left out), '\n' included.
-std::string format_stats_json(const metacache::Report& report);
+std::string format_stats_json(const stats::Report& report);
 
 }  // namespace nfsgw::admin

@@ -38,8 +38,8 @@ std::string CacheAdmin::reload(const std::string& config_path) {
   return reload_(config_path);
 }
 
-metacache::Report CacheAdmin::report() {
-  metacache::Report r;
+stats::Report CacheAdmin::report() {
+  stats::Report r;
   for (const auto& e : exports()) {
     metacache::ExportReport x;
     x.path = e.config->path;
@@ -49,11 +49,9 @@ metacache::Report CacheAdmin::report() {
       for (std::uint32_t p = 0; p < nfs3::kProcCount; ++p)
         x.procs[p] = e.cache->counters().get(static_cast<nfs3::Proc>(p));
     }
-    if (e.data) {
-      x.data_enabled = true;
-      x.data = e.data->stats().snapshot();
-    }
-    r.exports.push_back(std::move(x));
+    std::optional<datacache::DataCounts> data;
+    if (e.data) data = e.data->stats().snapshot();
+    r.exports.push_back({std::move(x), data});
   }
   r.store = store_.usage();
   if (blocks_) r.blocks = blocks_->usage();

@@ -36,7 +36,7 @@ class CacheAdmin final : public admin::AdminCommands {
       : store_(store), blocks_(blocks), exports_(std::move(exports)) {}
 
   /// Where report() reads the duplicate request cache's counts (unset: none).
-  void use_duplicate_counts(std::function<metacache::DuplicateCounts()> counts) {
+  void use_duplicate_counts(std::function<rpc::DuplicateCacheCounts()> counts) {
     duplicate_counts_ = std::move(counts);
   }
 
@@ -47,7 +47,7 @@ class CacheAdmin final : public admin::AdminCommands {
     metadata_budget_ = metadata_budget;
   }
 
-  metacache::Report report() override;
+  stats::Report report() override;
   std::string invalidate(const std::string& export_path, const std::string& subpath,
                          bool recursive) override;
   /// Runs the hook set with on_reload(); without one, refuses.
@@ -69,7 +69,7 @@ class CacheAdmin final : public admin::AdminCommands {
   mutable std::mutex mu_;  // guards exports_
   std::vector<Export> exports_;
   std::function<std::string(const std::string&)> reload_;
-  std::function<metacache::DuplicateCounts()> duplicate_counts_;
+  std::function<rpc::DuplicateCacheCounts()> duplicate_counts_;
   std::optional<warm::WarmEnvironment> warm_;
   std::uint64_t metadata_budget_ = 0;
 };

@@ -163,10 +163,7 @@ GatewayApp::GatewayApp(config::Config cfg, std::string config_path)
   p.dispatcher.add(rpc::make_mount3_table(*p.mount));
   p.dispatcher.add(rpc::make_mount1_table(*p.mount));
   p.cache_admin.emplace(*p.metadata, p.blocks.get(), std::move(admin_exports));
-  p.cache_admin->use_duplicate_counts([d = &p.duplicates] {
-    const auto c = d->counts();
-    return metacache::DuplicateCounts{c.replayed, c.waited, c.entries};
-  });
+  p.cache_admin->use_duplicate_counts([d = &p.duplicates] { return d->counts(); });
   p.reloader.emplace(cfg_, config_path_, [this](const config::Config& now, const config::ReloadPlan& plan) {
     return apply(now, plan);
   });

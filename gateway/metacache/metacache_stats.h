@@ -1,19 +1,13 @@
-// What the metadata cache counts, per export and procedure, and what
-// `nfsgw stats` prints. Counters are relaxed atomics: bumped on the hot path,
-// read rarely.
+// What the metadata cache counts, per export and procedure. Counters are relaxed
+// atomics: bumped on the hot path, read rarely. `nfsgw stats` and the metrics
+// endpoint report them beside the other layers' own (gateway/stats/stats_report.h).
 #pragma once
 
 #include <array>
 #include <atomic>
 #include <cstdint>
 #include <string>
-#include <vector>
 
-#include <optional>
-
-#include "cache/block_store.h"
-#include "cache/metadata_store.h"
-#include "gateway/datacache/data_stats.h"
 #include "protocol/nfs3_types.h"
 
 namespace nfsgw::metacache {
@@ -63,28 +57,12 @@ class ExportCounters {
   std::array<Stripe, kStripes> stripes_{};
 };
 
-/// A snapshot of one export, for `nfsgw stats`.
+/// A snapshot of one export's metadata cache.
 struct ExportReport {
   std::string path;            // as clients mount it
   bool cache_enabled = false;  // metadata_cache = true
   std::string consistency;     // "ttl", "strict", "immutable"
   std::array<ProcCounts, nfs3::kProcCount> procs{};
-  bool data_enabled = false;  // data_cache = true (and a block store)
-  datacache::DataCounts data;
-};
-
-/// The duplicate request cache (gateway/rpc/duplicate_cache.h), gateway-wide.
-struct DuplicateCounts {
-  std::uint64_t replayed = 0;  // retransmissions answered with the kept reply
-  std::uint64_t waited = 0;    // retransmissions that waited for the first call
-  std::uint64_t entries = 0;   // calls remembered now
-};
-
-struct Report {
-  std::vector<ExportReport> exports;
-  std::optional<DuplicateCounts> duplicates;  // when the gateway has one
-  cache::StoreUsage store;
-  std::optional<cache::BlockUsage> blocks;  // the data cache's store, when there is one
 };
 
 }  // namespace nfsgw::metacache

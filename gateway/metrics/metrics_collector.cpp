@@ -124,7 +124,7 @@ void meter_families(Families& f, const MetricsSources::Export& e) {
   }
 }
 
-void store_families(Families& f, const metacache::Report& r) {
+void store_families(Families& f, const stats::Report& r) {
   cache::TableUsage total;
   for (const auto& t : r.store.tables) {
     total.memory_entries += t.memory_entries;
@@ -176,7 +176,7 @@ std::vector<MetricFamily> MetricsCollector::Collect() const {
               "Retransmitted calls that waited for the first call, still in flight.", {}, d(c.waited));
     f.gauge("nfsgw_duplicate_cache_entries", "Calls the duplicate request cache remembers now.", {}, d(c.entries));
   }
-  std::optional<metacache::Report> report;
+  std::optional<stats::Report> report;
   if (sources_.report) report = sources_.report();
   std::vector<MetricsSources::Export> exports;
   if (sources_.exports) exports = sources_.exports();
@@ -184,13 +184,13 @@ std::vector<MetricFamily> MetricsCollector::Collect() const {
   std::map<std::string, const MetricsSources::Export*> metered;
   for (const auto& e : exports) metered[e.path] = &e;
   if (report) {
-    for (const auto& x : report->exports) {
+    for (const auto& [x, data] : report->exports) {
       if (auto it = metered.find(x.path); it != metered.end()) {
         meter_families(f, *it->second);
         metered.erase(it);
       }
       if (x.cache_enabled) proc_counters(f, x.path, x);
-      if (x.data_enabled) data_counters(f, x.path, x.data);
+      if (data) data_counters(f, x.path, *data);
     }
   }
   for (const auto& [path, e] : metered) meter_families(f, *e);

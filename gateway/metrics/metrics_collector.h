@@ -1,6 +1,6 @@
 // The Prometheus families of nfsgw, built at scrape time from the counters the
-// gateway keeps anyway: the metadata cache's per-export counters and its store's
-// usage (the same report `nfsgw stats` prints), the data cache's counts, the
+// gateway keeps anyway: each export's metadata cache and data cache counts and
+// the stores' usage (the same report `nfsgw stats` prints), the
 // server's connections and calls in flight, the duplicate request cache, and the
 // CallMeters of the measured layers (latency and errors). Nothing here is on a
 // call's path: Collect() runs on the endpoint's thread and only reads.
@@ -17,18 +17,19 @@
 #include <prometheus/collectable.h>
 #include <prometheus/metric_family.h>
 
-#include "gateway/metacache/metacache_stats.h"
 #include "gateway/metrics/call_meter.h"
 #include "gateway/rpc/duplicate_cache.h"
 #include "gateway/server/call_budget.h"
+#include "gateway/stats/stats_report.h"
 
 namespace nfsgw::metrics {
 
 /// Where the collector reads. Every function is called once per scrape, from the
 /// endpoint's thread; each must be safe to call then.
 struct MetricsSources {
-  /// Per export the cache counters, and the stores.
-  std::function<metacache::Report()> report;
+  /// Per export the caches' counters, and the stores (its `duplicates` are not
+  /// read: they come from `duplicates` below).
+  std::function<stats::Report()> report;
   std::function<server::CallBudget::Usage()> server;
   std::function<rpc::DuplicateCacheCounts()> duplicates;
   struct Export {

@@ -48,19 +48,19 @@ struct Invalidation {
 
 class FakeCommands : public AdminCommands {
  public:
-  metacache::Report report() override {
+  stats::Report report() override {
     std::unique_lock lock(mu_);
     threads_.push_back(std::this_thread::get_id());
     ++entered_;
     cv_.notify_all();
     cv_.wait(lock, [this] { return !gated_; });
-    metacache::Report r;
+    stats::Report r;
     metacache::ExportReport e;
     e.path = "/export";
     e.cache_enabled = true;
     e.consistency = "ttl";
     e.procs[static_cast<std::size_t>(nfs3::Proc::Getattr)] = {10, 9, 1, 0, 1};
-    r.exports.push_back(e);
+    r.exports.push_back({e});
     r.store.tables.push_back({"attr", 1, 100, 2, 200});
     return r;
   }

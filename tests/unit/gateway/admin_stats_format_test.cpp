@@ -8,18 +8,18 @@
 namespace nfsgw::admin {
 namespace {
 
-metacache::Report sample_report() {
-  metacache::Report r;
+stats::Report sample_report() {
+  stats::Report r;
   metacache::ExportReport e;
   e.path = "/export";
   e.cache_enabled = true;
   e.consistency = "ttl";
   e.procs[static_cast<std::size_t>(nfs3::Proc::Getattr)] = {200, 150, 50, 7, 57};
   e.procs[static_cast<std::size_t>(nfs3::Proc::Lookup)] = {100, 25, 75, 0, 75};
-  r.exports.push_back(e);
+  r.exports.push_back({e});
   metacache::ExportReport off;
   off.path = "/scratch";
-  r.exports.push_back(off);
+  r.exports.push_back({off});
   r.store.tables.push_back({"attr", 10, 1536, 20, 3u << 20});
   r.store.tables.push_back({"lookup", 5, 512, 0, 0});
   r.store.evicted_memory = 4;
@@ -91,7 +91,7 @@ TEST(StatsFormat, StoreSectionWithSizesEvictionsAndDegradedFlag) {
 
 TEST(StatsFormat, JsonCarriesTheRawFigures) {
   auto r = sample_report();
-  r.exports[0].path = "/ex\"port";
+  r.exports[0].metadata.path = "/ex\"port";
   const std::string j = format_stats_json(r);
   EXPECT_EQ(j.find('\n'), j.size() - 1) << "one line";
   EXPECT_NE(j.find(R"("path":"/ex\"port","cache_enabled":true,"consistency":"ttl")"), std::string::npos) << j;
@@ -122,10 +122,9 @@ TEST(StatsFormat, JsonCarriesTheRawFigures) {
   EXPECT_EQ(brackets, 0);
 }
 
-metacache::Report with_data_cache() {
+stats::Report with_data_cache() {
   auto r = sample_report();
-  r.exports[0].data_enabled = true;
-  auto& d = r.exports[0].data;
+  auto& d = r.exports[0].data.emplace();
   d.reads = 40;
   d.read_hits = 30;
   d.read_misses = 8;
@@ -182,10 +181,10 @@ TEST(StatsFormat, JsonCarriesTheDataCacheFigures) {
 }
 
 TEST(StatsFormat, TextShowsTheDuplicateRequestCache) {
-  metacache::Report r = sample_report();
+  stats::Report r = sample_report();
   EXPECT_EQ(format_stats_text(r).find("duplicate request cache"), std::string::npos)
       << "a report without the counts shows no section";
-  r.duplicates = metacache::DuplicateCounts{5, 2, 31};
+  r.duplicates = rpc::DuplicateCacheCounts{5, 2, 31};
   const std::string t = format_stats_text(r);
   EXPECT_NE(t.find("duplicate request cache\n  31 calls remembered; retransmissions: 5 answered with the kept "
                    "reply, 2 waited for the first call\n"),
@@ -194,9 +193,9 @@ TEST(StatsFormat, TextShowsTheDuplicateRequestCache) {
 }
 
 TEST(StatsFormat, JsonCarriesTheDuplicateRequestCache) {
-  metacache::Report r = sample_report();
+  stats::Report r = sample_report();
   EXPECT_EQ(format_stats_json(r).find("duplicate_cache"), std::string::npos);
-  r.duplicates = metacache::DuplicateCounts{5, 2, 31};
+  r.duplicates = rpc::DuplicateCacheCounts{5, 2, 31};
   const std::string j = format_stats_json(r);
   EXPECT_NE(j.find(R"("data_store":null,"duplicate_cache":{"entries":31,"replayed":5,"waited":2}})"),
             std::string::npos)

@@ -44,7 +44,7 @@ class FakeWarmCommands : public AdminCommands {
  public:
   ~FakeWarmCommands() override { join(); }
 
-  metacache::Report report() override { return {}; }
+  stats::Report report() override { return {}; }
   std::string invalidate(const std::string&, const std::string&, bool) override { return ""; }
   std::string exports_table() override { return "export /ex port\n  origin        nfs://filer/vol\n"; }
 

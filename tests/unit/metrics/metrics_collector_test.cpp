@@ -16,23 +16,23 @@
 namespace nfsgw::metrics {
 namespace {
 
-metacache::Report sample_report() {
-  metacache::Report r;
+stats::Report sample_report() {
+  stats::Report r;
   metacache::ExportReport e;
   e.path = "/export";
   e.cache_enabled = true;
   e.procs[static_cast<std::size_t>(nfs3::Proc::Getattr)] = {200, 150, 50, 7, 57};
   e.procs[static_cast<std::size_t>(nfs3::Proc::Lookup)] = {100, 25, 75, 0, 75};
-  e.data_enabled = true;
-  e.data.reads = 40;
-  e.data.read_hits = 30;
-  e.data.bytes_from_cache = 3u << 20;
-  e.data.bytes_fetched = 12u << 20;
-  r.exports.push_back(e);
+  datacache::DataCounts data;
+  data.reads = 40;
+  data.read_hits = 30;
+  data.bytes_from_cache = 3u << 20;
+  data.bytes_fetched = 12u << 20;
+  r.exports.push_back({e, data});
   metacache::ExportReport off;
   off.path = "/scratch";
   off.procs[static_cast<std::size_t>(nfs3::Proc::Getattr)] = {9, 9, 0, 0, 0};  // not shown: cache off
-  r.exports.push_back(off);
+  r.exports.push_back({off});
   r.store.tables.push_back({"attr", 10, 1536, 20, 3u << 20});
   r.store.tables.push_back({"lookup", 5, 512, 1, 100});
   r.store.evicted_memory = 4;
