@@ -10,8 +10,8 @@
 // instance. A slot answers only for a key equal byte for byte, never by hash alone;
 // what a forged handle can do is evict entries, costing HMACs, not trust.
 //
-// Four-way set-associative, 2,048 sets a direction: about 2.5 MiB a thread, outside
-// memory_mb. (With two ways a random 2,000-handle working set missed about one call
+// Four-way set-associative, at most 2,048 sets a direction (about 2.5 MiB a
+// thread); the size comes from memory_mb (cache/memory_budget.h, shape()). (With two ways a random 2,000-handle working set missed about one call
 // in six in callgrind: an HMAC each, 4 % of a cached GETATTR's instructions.) Not
 // thread-safe by design: one table per thread and direction (thread_table.h).
 #pragma once
@@ -19,6 +19,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "cache/memory_budget.h"
 #include "cache/thread_table.h"
 #include "protocol/nfs3_types.h"
 
@@ -47,6 +48,16 @@ class HandleMemo {
     } else {
       keep_in<Wraps>(codec, hash, std::move(slot));
     }
+  }
+
+  /// What a set costs, in both directions (the slots own nothing on the heap).
+  static MemoShape shape() {
+    return {Unwraps::table_bytes(1) + Wraps::table_bytes(1), Unwraps::kSets};
+  }
+  /// The sets of the tables threads make from now on (before they start).
+  static void set_sets(std::size_t sets) {
+    Unwraps::set_sets(sets);
+    Wraps::set_sets(sets);
   }
 
  private:

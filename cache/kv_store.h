@@ -7,6 +7,7 @@
 // cache's) are opened with the store and written in batches, synced or not.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -84,14 +85,36 @@ class KvStore {
   virtual void scan(Family f, std::string_view begin, std::string_view end,
                     const std::function<bool(std::string_view key, std::string_view value)>& visit) = 0;
   virtual FamilyUsage usage(Family f) = 0;
+
+  /// What the engine holds in RAM now (bytes): its block cache (with what is
+  /// charged to it) and, apart, what is outside it.
+  struct MemoryUsage {
+    std::uint64_t cache_capacity = 0;  // the block cache's configured size
+    std::uint64_t cache_usage = 0;     // everything in it, the memtables' charge included
+    std::uint64_t cache_pinned = 0;    // of which pinned (in use, or index/filter pinned)
+    std::uint64_t memtables = 0;       // every family's memtables (charged to the cache)
+    std::uint64_t table_readers = 0;   // index/filter blocks held outside the cache
+  };
+  virtual MemoryUsage memory() { return {}; }
   /// After a failed write (disk full, read-only): asks the store to accept writes
   /// again (RocksDB: DB::Resume). Throws std::runtime_error when it cannot yet.
   virtual void recover() {}
 };
 
+/// What a RocksDB database may keep in RAM: one block cache (data, index and filter
+/// blocks) that the memtables are charged to, and the memtables' part of it, beyond
+/// which the largest is flushed.
+struct RocksDbMemory {
+  std::size_t block_cache_bytes = 16u << 20;
+  std::size_t write_buffer_bytes = 4u << 20;
+};
+
 /// Opens (creating if needed) a RocksDB database in `dir` with the named column
-/// families (created when missing), and a block cache of `block_cache_mb` that
-/// also holds the memtables. Throws std::runtime_error with RocksDB's message.
+/// families (created when missing), within `memory`. Throws std::runtime_error
+/// with RocksDB's message.
+std::unique_ptr<KvStore> open_rocksdb_store(const std::string& dir, RocksDbMemory memory,
+                                            const std::vector<std::string>& families = {});
+/// The same with a block cache of `block_cache_mb`, a quarter of it for memtables.
 std::unique_ptr<KvStore> open_rocksdb_store(const std::string& dir, unsigned block_cache_mb,
                                             const std::vector<std::string>& families = {});
 /// A store kept in memory only (unit tests), with the same families.

@@ -18,6 +18,10 @@
 // once through the error hook), never failing a call; the writer tries the disk
 // again every disk_retry and, once it takes writes, starts it empty (it missed the
 // changes made meanwhile) and persists again (the recovered hook).
+//
+// After a restart the memory layer starts empty; with preload_bytes the store
+// refills it in the background from the disk, newest last-used records first, each
+// read and kept exactly as load() would (metadata_store.cpp, *Preload*).
 #pragma once
 
 #include <chrono>
@@ -64,6 +68,11 @@ struct MetadataStoreOptions {
   /// While the disk has failed, the writer tries it again this often (a resume and
   /// a small write); zero never tries again.
   std::chrono::milliseconds disk_retry = std::chrono::seconds(10);
+  /// At start, fill the memory layer in the background with the most recently used
+  /// records on disk, up to this many bytes of it (and never past its budget): the
+  /// hot set of the last run, so that the first calls after a restart do not each
+  /// wait for the disk. Zero: no preload.
+  std::size_t preload_bytes = 0;
 };
 
 /// Counts of one record kind.
@@ -77,6 +86,7 @@ struct StoreUsage {
   std::vector<TableUsage> tables;
   std::uint64_t evicted_memory = 0;  // records pushed out of the memory layer
   std::uint64_t evicted_disk = 0;    // records dropped by the disk budget sweep
+  std::uint64_t preloaded = 0;       // records put in the memory layer by the preload at start
   bool degraded = false;             // the disk failed: memory only
 };
 
@@ -128,6 +138,9 @@ class MetadataStore {
 
   /// Waits until every write made so far is in RocksDB (tests, shutdown).
   void flush();
+  /// Waits until the preload at start (MetadataStoreOptions::preload_bytes) has
+  /// finished (tests; serving never waits for it).
+  void wait_preloaded();
   /// Runs the disk budget sweep now (tests; it also runs by itself every 30 s of
   /// the timer clock).
   void sweep_disk();

@@ -18,7 +18,9 @@
 //
 // Not thread-safe by design: one table per thread (thread_table.h), slots tagged
 // with the store instance they came from, so stores (tests make many) never mix. A
-// thread's table is 8,192 slots: about 1 MiB with its keys, outside memory_mb.
+// thread's table is at most 8,192 slots; its size comes from memory_mb
+// (cache/memory_budget.h, shape()), which charges the slots, their keys and the
+// records' own copies.
 #pragma once
 
 #include <cstddef>
@@ -27,6 +29,7 @@
 #include <string>
 #include <string_view>
 
+#include "cache/memory_budget.h"
 #include "cache/thread_table.h"
 
 namespace nfsgw::cache {
@@ -51,6 +54,18 @@ class PeekMemo {
   // Slots are owned by the store they came from.
   using Table = ThreadTable<Slot, 4, 2048>;
   using Set = Table::Set;
+
+  /// What a set costs: its probe data and slots, and per slot a key on the heap
+  /// (kind byte and encoded key: an export id and a handle, up to about 55 bytes in
+  /// a 64-byte block) and this thread's copy of a record (an attribute record, the
+  /// largest memoized one, with its control block in a 144-byte block).
+  static constexpr std::size_t kKeyHeapBytes = 64;
+  static constexpr std::size_t kCopyBytes = 144;
+  static MemoShape shape() {
+    return {Table::table_bytes(1) + Table::kWays * (kKeyHeapBytes + kCopyBytes), Table::kSets};
+  }
+  /// The sets of the tables threads make from now on (before they start).
+  static void set_sets(std::size_t sets) { Table::set_sets(sets); }
 
   /// This thread's set for `hash`.
   static Set& set_of(std::size_t hash) { return Table::set_of(hash); }

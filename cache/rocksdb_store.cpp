@@ -7,10 +7,12 @@
 // families still opens.
 //
 // Options, and why:
-// - Memory: one LRU block cache of `block_cache_mb` shared by every family, and
-//   the memtables charged to that same cache through a WriteBufferManager, so the
-//   whole database stays near the configured figure however many families exist.
-//   Index and filter blocks live in the cache too (bounded), L0's pinned.
+// - Memory (RocksDbMemory, a part of memory_mb: cache/memory_budget.h): one LRU
+//   block cache shared by every family, and the memtables charged to that same
+//   cache through a WriteBufferManager that stalls the writer beyond their share,
+//   so the whole database stays near the configured figure however many families
+//   exist. Each family's memtable is half that share. Index and filter blocks live
+//   in the cache too (bounded), L0's pinned.
 // - Bloom filters (10 bits/key, whole key) on every family: the workload is point
 //   gets (attributes, a name in a directory, a credential's ACCESS answer), many
 //   of them misses, and a filter saves a file read per miss. The prefix-scanned
@@ -96,6 +98,7 @@ struct OpenSpec {
   std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;  // every family the database has
   std::vector<std::string> families;                         // ours, in the caller's order
   std::string dir;
+  std::shared_ptr<rocksdb::Cache> block_cache;
 };
 
 /// An open database: the DB, a handle for every family it has, and ours.
@@ -219,6 +222,23 @@ class RocksDbStore final : public KvStore {
     return u;
   }
 
+  MemoryUsage memory() override {
+    std::shared_lock lock(reopen_mu_);
+    MemoryUsage m;
+    if (spec_.block_cache) {
+      m.cache_capacity = spec_.block_cache->GetCapacity();
+      m.cache_usage = spec_.block_cache->GetUsage();
+      m.cache_pinned = spec_.block_cache->GetPinnedUsage();
+    }
+    if (db_ == nullptr) return m;
+    for (auto* h : all_handles_) {
+      std::uint64_t v = 0;
+      if (db_->GetIntProperty(h, rocksdb::DB::Properties::kCurSizeAllMemTables, &v)) m.memtables += v;
+      if (db_->GetIntProperty(h, rocksdb::DB::Properties::kEstimateTableReadersMem, &v)) m.table_readers += v;
+    }
+    return m;
+  }
+
  private:
   rocksdb::ColumnFamilyHandle* handle(Family f) const {
     if (f >= families_.size()) throw std::out_of_range("rocksdb in " + dir_ + ": no family " + std::to_string(f));
@@ -307,7 +327,7 @@ rocksdb::CompressionType pick(std::initializer_list<rocksdb::CompressionType> wa
   return rocksdb::kNoCompression;
 }
 
-rocksdb::ColumnFamilyOptions family_options(const std::shared_ptr<rocksdb::Cache>& cache, std::size_t cache_bytes) {
+rocksdb::ColumnFamilyOptions family_options(const std::shared_ptr<rocksdb::Cache>& cache, const RocksDbMemory& memory) {
   rocksdb::BlockBasedTableOptions table;
   table.block_cache = cache;
   table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
@@ -326,7 +346,9 @@ rocksdb::ColumnFamilyOptions family_options(const std::shared_ptr<rocksdb::Cache
 
   rocksdb::ColumnFamilyOptions cf;
   cf.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
-  cf.write_buffer_size = std::clamp<std::size_t>(cache_bytes / 8, 4u << 20, 64u << 20);
+  // Two memtables of a family fit the memtables' share (the WriteBufferManager
+  // flushes the largest beyond it, across families).
+  cf.write_buffer_size = std::clamp<std::size_t>(memory.write_buffer_bytes / 2, 1u << 20, 64u << 20);
   cf.max_write_buffer_number = 2;
   cf.level_compaction_dynamic_level_bytes = true;
   const auto upper = pick({rocksdb::kLZ4Compression, rocksdb::kSnappyCompression});
@@ -347,6 +369,12 @@ rocksdb::ColumnFamilyOptions family_options(const std::shared_ptr<rocksdb::Cache
 
 std::unique_ptr<KvStore> open_rocksdb_store(const std::string& dir, unsigned block_cache_mb,
                                             const std::vector<std::string>& families) {
+  const std::size_t cache_bytes = static_cast<std::size_t>(std::max(block_cache_mb, 1u)) << 20;
+  return open_rocksdb_store(dir, RocksDbMemory{cache_bytes, cache_bytes / 4}, families);
+}
+
+std::unique_ptr<KvStore> open_rocksdb_store(const std::string& dir, RocksDbMemory memory,
+                                            const std::vector<std::string>& families) {
   for (const auto& n : families) {
     if (n.empty() || n == rocksdb::kDefaultColumnFamilyName ||
         std::count(families.begin(), families.end(), n) != 1)
@@ -356,14 +384,22 @@ std::unique_ptr<KvStore> open_rocksdb_store(const std::string& dir, unsigned blo
   std::filesystem::create_directories(dir, ec);
   if (ec) throw std::runtime_error("cannot create cache directory " + dir + ": " + ec.message());
 
-  const std::size_t cache_bytes = static_cast<std::size_t>(std::max(block_cache_mb, 1u)) << 20;
+  memory.block_cache_bytes = std::max<std::size_t>(memory.block_cache_bytes, 1u << 20);
+  memory.write_buffer_bytes = std::clamp<std::size_t>(memory.write_buffer_bytes, 1u << 20, memory.block_cache_bytes);
   // Half of the cache is the high-priority pool that index and filter blocks use.
-  auto block_cache = rocksdb::NewLRUCache(cache_bytes, -1, false, 0.5);
+  auto block_cache = rocksdb::NewLRUCache(memory.block_cache_bytes, -1, false, 0.5);
 
   rocksdb::DBOptions options;
   options.create_if_missing = true;
   options.create_missing_column_families = true;
-  options.write_buffer_manager = std::make_shared<rocksdb::WriteBufferManager>(cache_bytes / 4, block_cache);
+  // The memtables are charged to the block cache: what they hold pushes blocks out,
+  // so the database stays within the cache's size however many families write. A
+  // writer faster than the flushes waits (allow_stall) instead of piling up
+  // memtables past their share: in practice the metadata store's writer thread
+  // (its bulk); the handle map's and change journal's synced writes, which wait
+  // for the disk anyway, may also wait for a flush then.
+  options.write_buffer_manager =
+      std::make_shared<rocksdb::WriteBufferManager>(memory.write_buffer_bytes, block_cache, true);
   options.max_background_jobs = 2;
   options.max_subcompactions = 1;
   options.keep_log_file_num = 4;
@@ -386,12 +422,13 @@ std::unique_ptr<KvStore> open_rocksdb_store(const std::string& dir, unsigned blo
   for (const auto& n : families)
     if (std::find(existing.begin(), existing.end(), n) == existing.end()) existing.push_back(n);
 
-  const auto cf_options = family_options(block_cache, cache_bytes);
+  const auto cf_options = family_options(block_cache, memory);
   OpenSpec spec;
   spec.options = options;
   for (const auto& n : existing) spec.descriptors.emplace_back(n, cf_options);
   spec.families = families;
   spec.dir = dir;
+  spec.block_cache = block_cache;
   OpenDb db = open_db(spec);
   return std::make_unique<RocksDbStore>(std::move(db), std::move(spec));
 }

@@ -21,6 +21,7 @@
 // (tests make many) never mix and need no cleanup when they go.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <bit>
@@ -39,12 +40,17 @@ inline std::uint64_t new_table_owner() {
 
 /// `Value` is what a slot holds besides its owner; `Use` tells apart tables of the
 /// same value type and shape (each instantiation has its own per-thread table).
+/// `Sets` is the most sets a table has; the process may choose fewer before its
+/// threads make their tables (set_sets(): the memos are sized from memory_mb,
+/// cache/memory_budget.h).
 template <typename Value, std::size_t Ways, std::size_t Sets, typename Use = Value>
 class ThreadTable {
  public:
   static_assert(Ways >= 1 && Ways <= 4, "a set's tags, cursor and slot pointer fit half a cache line");
   static_assert(std::has_single_bit(Sets), "the set index is the low bits of the mixed hash");
-  static constexpr std::size_t kSets = Sets;
+  static constexpr std::size_t kSets = Sets;  // the most
+  static constexpr std::size_t kWays = Ways;
+  static constexpr std::size_t kMinSets = Sets < 16 ? Sets : 16;
 
   struct Slot {
     std::uint64_t owner = 0;  // 0: empty
@@ -58,26 +64,38 @@ class ThreadTable {
   };
   static_assert(sizeof(Set) == 32);
 
-  /// The set of `hash`: its low bits after folding bits 29 and up into them, so that
-  /// a hash whose low bits vary little still spreads over every set (the memos'
-  /// hashes are well mixed already; this is cheap insurance). The tag is the high
-  /// 32 bits: two keys of one set share it about once in four billion, and then
-  /// their whole keys tell them apart.
-  static std::size_t set_index(std::size_t hash) { return (hash ^ (hash >> 29)) & (Sets - 1); }
+  /// The sets of the tables made from now on: `sets` rounded down to a power of
+  /// two, within [kMinSets, kSets]. Tables made before keep their size (a thread
+  /// makes its own on first use: call this before the threads start).
+  static void set_sets(std::size_t sets) {
+    sets = std::clamp(sets, kMinSets, kSets);
+    sets_wanted().store(std::bit_floor(sets), std::memory_order_relaxed);
+  }
+  /// The sets of a table made now.
+  static std::size_t sets() { return sets_wanted().load(std::memory_order_relaxed); }
+  /// Bytes of a table of `sets` sets, the slots' own memory only (what a slot's
+  /// value owns on the heap is the memo's to add).
+  static constexpr std::size_t table_bytes(std::size_t sets) { return sets * (sizeof(Set) + Ways * sizeof(Slot)); }
+
+  /// The set of `hash` in a table of `sets` sets: its low bits after folding bits 29
+  /// and up into them, so that a hash whose low bits vary little still spreads over
+  /// every set (the memos' hashes are well mixed already; this is cheap insurance).
+  /// The tag is the high 32 bits: two keys of one set share it about once in four
+  /// billion, and then their whole keys tell them apart.
+  static std::size_t set_index(std::size_t hash, std::size_t sets = Sets) { return (hash ^ (hash >> 29)) & (sets - 1); }
   static std::uint32_t tag_of(std::size_t hash) { return static_cast<std::uint32_t>(hash >> 32); }
 
-  /// This thread's set for `hash`; the table is made on first use (about
-  /// Sets * (32 + Ways * sizeof(Slot)) bytes).
+  /// This thread's set for `hash`; the table is made on first use (table_bytes()).
   static Set& set_of(std::size_t hash) {
     auto& table = thread_table();
-    if (!table) table = std::make_unique<Table>();
-    return table->sets[set_index(hash)];
+    if (!table) table = std::make_unique<Table>(sets());
+    return table->sets[set_index(hash, table->count)];
   }
   /// The same, or nullptr while this thread has no table (a reader that should not
   /// allocate one just to miss).
   static Set* set_if_made(std::size_t hash) {
     Table* table = thread_table().get();
-    return table != nullptr ? &table->sets[set_index(hash)] : nullptr;
+    return table != nullptr ? &table->sets[set_index(hash, table->count)] : nullptr;
   }
 
   /// The value `owner` keeps in `set` under `hash` for which `same_key(value)`
@@ -119,15 +137,20 @@ class ThreadTable {
 
  private:
   struct Table {
-    std::array<Set, Sets> sets;
-    std::array<Slot, Sets * Ways> slots;
-    Table() {
-      for (std::size_t i = 0; i < Sets; ++i) sets[i].ways = &slots[i * Ways];
+    std::size_t count;
+    std::unique_ptr<Set[]> sets;
+    std::unique_ptr<Slot[]> slots;
+    explicit Table(std::size_t n) : count(n), sets(new Set[n]), slots(new Slot[n * Ways]) {
+      for (std::size_t i = 0; i < n; ++i) sets[i].ways = &slots[i * Ways];
     }
     Table(const Table&) = delete;  // the sets point into the slots
     Table& operator=(const Table&) = delete;
   };
 
+  static std::atomic<std::size_t>& sets_wanted() {
+    static std::atomic<std::size_t> n{Sets};
+    return n;
+  }
   static std::unique_ptr<Table>& thread_table() {
     thread_local std::unique_ptr<Table> table;
     return table;

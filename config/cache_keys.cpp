@@ -38,11 +38,12 @@ const SectionKeys<CacheConfig>& cache_keys() {
                   "under `dir`/data, the secret)",
                   check_dir),
           K::integer("memory_mb", &CacheConfig::memory_mb, 16, 1 << 20,
-                     "RAM in MiB, shared by every export: the metadata cache's memory layer plus RocksDB's block "
-                     "cache and memtables (write buffers). Outside it, each server thread keeps copies of the "
-                     "small records it read last (8,192 slots, about 1 MiB) of the file handles it verified and "
-                     "issued last (4,096 pairs, about 1.2 MiB), and of the whole answers it gave at once last "
-                     "(4,096, about 2.7 MiB; `gateway/rpc/answer_memo.h`): about 5 MiB a thread"),
+                     "RAM in MiB for everything nfsgw keeps, shared by every export and split at start "
+                     "(`cache/memory_budget.h`): the per-thread memos (up to 1/8), the duplicate request cache "
+                     "(up to 1/64), the data cache's in-memory blocks (1/16), then half of the rest each for the "
+                     "metadata cache's memory layer and RocksDB's block cache (which holds the memtables). Peak "
+                     "RSS stays within `memory_mb` plus a fixed overhead of at most 48 MiB (code, stacks, "
+                     "malloc's slack, calls in flight; docs/design.md, *Memory*)"),
           K::integer("metadata_max_gb", &CacheConfig::metadata_max_gb, 1, 65536,
                      "disk budget of the metadata cache (the RocksDB database under `dir`), in GiB, shared by "
                      "every export"),

@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include <spdlog/spdlog.h>
+#include <thread>
 
 #include "cache/block_store.h"
 #include "cache/change_journal.h"
@@ -16,10 +17,14 @@
 #include "cache/export_roots.h"
 #include "cache/handle_codec.h"
 #include "cache/kv_store.h"
+#include "cache/handle_memo.h"
+#include "cache/memory_budget.h"
 #include "cache/metadata_store.h"
+#include "cache/peek_memo.h"
 #include "gateway/admin/admin_server.h"
 #include "gateway/app/cache_admin.h"
 #include "gateway/datacache/data_cache.h"
+#include "gateway/app/memory_trim.h"
 #include "gateway/translator/handle_translator.h"
 #include "gateway/metacache/metadata_cache.h"
 #include "gateway/metrics/measured_program.h"
@@ -27,6 +32,7 @@
 #include "gateway/metrics/metrics_endpoint.h"
 #include "gateway/mount_program.h"
 #include "gateway/reload/config_reloader.h"
+#include "gateway/rpc/answer_memo.h"
 #include "gateway/rpc/dispatcher.h"
 #include "gateway/rpc/mount_procedures.h"
 #include "gateway/rpc/nfs3_procedures.h"
@@ -54,6 +60,31 @@ void wait_for_hangup(asio::signal_set& hangup, reload::ConfigReloader& reloader)
   });
 }
 
+/// The threads that answer calls (and keep memos): [server] threads, 0 = one per core.
+unsigned server_threads(const config::Config& cfg) {
+  return cfg.server.threads != 0 ? cfg.server.threads : std::max(1u, std::thread::hardware_concurrency());
+}
+
+/// The memos in the order memory_budget() sizes them; a memo switched off takes nothing.
+std::vector<cache::MemoShape> memo_shapes(const config::Config& cfg) {
+  auto off = [](cache::MemoShape s) { return cache::MemoShape{0, s.max_sets}; };
+  const auto peek = cache::PeekMemo::shape(), answer = rpc::AnswerMemo::shape();
+  return {cfg.cache.peek_memo ? peek : off(peek), cache::HandleMemo::shape(),
+          cfg.cache.answer_memo ? answer : off(answer)};
+}
+
+cache::MemoryBudget memory_budget(const config::Config& cfg) {
+  return cache::split_memory(static_cast<std::size_t>(cfg.cache.memory_mb) << 20, server_threads(cfg),
+                             memo_shapes(cfg));
+}
+
+/// The per-thread memos made from now on get their share (before any thread starts).
+void size_thread_memos(const cache::MemoryBudget& b) {
+  cache::PeekMemo::set_sets(b.memo_sets[0]);
+  cache::HandleMemo::set_sets(b.memo_sets[1]);
+  rpc::AnswerMemo::set_sets(b.memo_sets[2]);
+}
+
 }  // namespace
 
 struct GatewayApp::Stack {
@@ -70,6 +101,8 @@ struct GatewayApp::Stack {
 };
 
 struct GatewayApp::Parts {
+  explicit Parts(const cache::MemoryBudget& budget)
+      : duplicates{rpc::DuplicateCacheOptions{budget.duplicate_entries}, cache::wall_clock()} {}
   // One RocksDB database: the handle map and export roots (default family,
   // synced) and the metadata cache's families (unsynced, evictable).
   std::unique_ptr<cache::KvStore> db;
@@ -99,7 +132,8 @@ struct GatewayApp::Parts {
   std::optional<MountProgram> mount;
   std::optional<CacheAdmin> cache_admin;
   std::optional<admin::AdminServer> admin;
-  rpc::DuplicateCache duplicates{rpc::DuplicateCacheOptions{}, cache::wall_clock()};
+  rpc::DuplicateCache duplicates;
+  std::unique_ptr<MemoryTrimmer> trimmer;
   rpc::Dispatcher dispatcher;
   std::optional<server::RpcServer> server;
   std::optional<RpcbindRegistration> rpcbind;
@@ -118,17 +152,30 @@ struct GatewayApp::Parts {
 };
 
 GatewayApp::GatewayApp(config::Config cfg, std::string config_path)
-    : cfg_(std::move(cfg)), config_path_(std::move(config_path)), parts_(std::make_unique<Parts>()) {
+    : cfg_(std::move(cfg)),
+      config_path_(std::move(config_path)),
+      budget_(memory_budget(cfg_)),
+      parts_(std::make_unique<Parts>(budget_)) {
   Parts& p = *parts_;
+  // Before any thread starts: malloc keeps little it does not use (memory_trim.h).
+  tune_malloc();
+  p.trimmer = std::make_unique<MemoryTrimmer>(std::chrono::seconds(1));
   std::filesystem::create_directories(cfg_.cache.dir);
-  // memory_mb is shared: half for the metadata cache's own hot set, half for
-  // RocksDB's block cache (which also holds the memtables).
-  const unsigned memory_mb = cfg_.cache.memory_mb;
+  // memory_mb is split once (cache/memory_budget.h); each part goes to its user.
+  size_thread_memos(budget_);
+  spdlog::info("memory_mb = {}: memory layer {} MiB, RocksDB block cache {} MiB (memtables flushed beyond {} MiB), "
+               "hot blocks {} MiB, memos {} MiB for {} threads, duplicate cache {} calls",
+               cfg_.cache.memory_mb, budget_.memory_layer >> 20, budget_.block_cache >> 20,
+               budget_.write_buffers >> 20, budget_.hot_blocks >> 20, budget_.thread_memos >> 20, budget_.threads,
+               budget_.duplicate_entries);
   std::vector<std::string> families = cache::metadata_families();
   families.emplace_back(cache::change_journal_family());
-  p.db = cache::open_rocksdb_store(cfg_.cache.dir + "/db", std::max(8u, memory_mb / 2), families);
+  p.db = cache::open_rocksdb_store(cfg_.cache.dir + "/db", cache::RocksDbMemory{budget_.block_cache, budget_.write_buffers}, families);
   cache::MetadataStoreOptions mopts;
-  mopts.memory_bytes = static_cast<std::size_t>(memory_mb / 2) << 20;
+  mopts.memory_bytes = budget_.memory_layer;
+  // After a restart, half of the memory layer is refilled in the background with
+  // the newest records on disk (the last run's hot set); calls fill the rest.
+  mopts.preload_bytes = budget_.memory_layer / 2;
   mopts.disk_bytes = static_cast<std::uint64_t>(cfg_.cache.metadata_max_gb) << 30;
   mopts.thread_memo = cfg_.cache.peek_memo;
   p.metadata.emplace(*p.db, mopts);
@@ -382,9 +429,7 @@ void GatewayApp::open_block_store() {
   cache::BlockStoreOptions bo;
   bo.block_bytes = cfg_.cache.block_kb << 10;
   bo.disk_bytes = static_cast<std::uint64_t>(cfg_.cache.data_max_gb) << 30;
-  // The hot blocks in memory: an eighth of memory_mb (provisional, until the
-  // memory split is one budget).
-  bo.memory_bytes = (static_cast<std::uint64_t>(cfg_.cache.memory_mb) << 20) / 8;
+  bo.memory_bytes = budget_.hot_blocks;  // memory_mb's share for the hot tier (cache/memory_budget.h)
   const std::string dir = cfg_.cache.dir + "/data";
   try {
     p.blocks = cache::open_file_block_store(dir, bo);
@@ -426,8 +471,7 @@ void GatewayApp::run(bool handle_signals) {
     hangup_signal.emplace(io_, SIGHUP);
     wait_for_hangup(*hangup_signal, *parts_->reloader);
   }
-  unsigned threads = cfg_.server.threads;
-  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  const unsigned threads = server_threads(cfg_);
   spdlog::info("nfsgw serving with {} threads", threads);
   std::vector<std::thread> pool;
   for (unsigned i = 1; i < threads; ++i) pool.emplace_back([this] { io_.run(); });

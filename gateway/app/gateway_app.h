@@ -2,6 +2,7 @@
 // the RPC programs, the listeners and the rpcbind registration.
 #pragma once
 
+#include "cache/memory_budget.h"
 #include <utility>
 
 #include <memory>
@@ -53,6 +54,8 @@ class GatewayApp {
   /// The configuration at start; later generations live in parts_->reloader.
   config::Config cfg_;
   std::string config_path_;
+  /// memory_mb, split once between its users (cache/memory_budget.h).
+  cache::MemoryBudget budget_;
   boost::asio::io_context io_;
   std::unique_ptr<Parts> parts_;
   std::uint16_t nfs_port_ = 0;

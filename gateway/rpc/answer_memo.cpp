@@ -13,6 +13,9 @@ void put_u32(std::string& s, std::uint32_t v) { s.append(reinterpret_cast<const 
 
 AnswerMemo::AnswerMemo() : id_(cache::new_table_owner()) {}
 
+cache::MemoShape AnswerMemo::shape() { return {Table::table_bytes(1), Table::kSets}; }
+void AnswerMemo::set_sets(std::size_t sets) { Table::set_sets(sets); }
+
 void AnswerMemo::make_key(std::string& key, std::uint32_t prog, std::uint32_t vers, std::uint32_t proc,
                           const CallContext& ctx, std::span<const std::uint8_t> args) {
   // Fields of fixed size first, lengths before the variable ones: two different

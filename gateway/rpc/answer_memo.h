@@ -22,8 +22,9 @@
 // must run before they go (nfsgw keeps every export's stack while it runs).
 //
 // One table per thread (thread_local), slots tagged with their memo's instance, so
-// that memos (tests make many) never mix: 4,096 answers of up to 480 bytes of key
-// and result, about 2.7 MiB per thread, outside memory_mb.
+// that memos (tests make many) never mix: at most 4,096 answers of up to 480 bytes
+// of key and result (about 2.7 MiB per thread); the size comes from memory_mb
+// (cache/memory_budget.h, shape()).
 #pragma once
 
 #include <array>
@@ -36,6 +37,7 @@
 #include <vector>
 
 #include "cache/answer_basis.h"
+#include "cache/memory_budget.h"
 #include "cache/thread_table.h"
 #include "gateway/call_context.h"
 
@@ -82,6 +84,11 @@ class AnswerMemo {
   /// Keeps `result` (the encoded result, no RPC header) for `key` when `deps` allows.
   void keep(std::size_t hash, std::string_view key, std::uint64_t epoch, std::span<const std::uint8_t> result,
             const cache::AnswerBasis& deps) const;
+
+  /// What a set of the per-thread table costs (the slots own nothing on the heap).
+  static cache::MemoShape shape();
+  /// The sets of the tables threads make from now on (before they start).
+  static void set_sets(std::size_t sets);
 
   /// Every kept answer is void from now on (a reload).
   void forget_all() { epoch_.fetch_add(1, std::memory_order_acq_rel); }
