@@ -93,6 +93,7 @@ class KvStore {
     std::uint64_t cache_usage = 0;     // everything in it, the memtables' charge included
     std::uint64_t cache_pinned = 0;    // of which pinned (in use, or index/filter pinned)
     std::uint64_t memtables = 0;       // every family's memtables (charged to the cache)
+    std::uint64_t write_buffer_limit = 0;  // the memtables' share: the largest is flushed beyond it
     std::uint64_t table_readers = 0;   // index/filter blocks held outside the cache
   };
   virtual MemoryUsage memory() { return {}; }

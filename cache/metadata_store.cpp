@@ -28,7 +28,8 @@
 //   metadata family: the disk missed the changes dropped meanwhile, so none of what
 //   it holds can be trusted). When that batch is written the store persists again;
 //   the batches queued after it are written in order as usual.
-// - Preload (options.preload_bytes, at start, its own low-priority thread): one
+// - Preload (options.preload_bytes, once preload_in_background() is called, on its
+//   own low-priority thread): one
 //   scan of every family picks the records with the newest last-used times whose
 //   estimated memory fits the preload budget (a bounded min-heap of keys); then,
 //   oldest first so that the newest end up most recently used, each is read and
@@ -210,10 +211,19 @@ struct MetadataStore::Impl {
     clock_moved = timers->wake_on_advance(queue_cv, queue_mu);
     pool = std::make_unique<DiskPool>(options.disk_threads);
     writer = std::thread([this] { write_loop(); });
-    if (options.preload_bytes > 0)
-      preloader = std::thread([this] { preload(); });
-    else
-      preload_finished();
+  }
+
+  void start_preload() {
+    {
+      std::lock_guard lock(preload_mu);
+      if (preload_started) return;
+      preload_started = true;
+      if (options.preload_bytes == 0) {
+        preload_done = true;
+        return;
+      }
+    }
+    preloader = std::thread([this] { preload(); });
   }
 
   ~Impl() {
@@ -608,17 +618,25 @@ struct MetadataStore::Impl {
 
   void wait_preloaded() {
     std::unique_lock lock(preload_mu);
-    preload_cv.wait(lock, [&] { return preload_done; });
+    preload_cv.wait(lock, [&] { return preload_done || !preload_started; });
   }
 
   void preload() {
     // Below the threads that answer calls: a background refill, not their work.
     (void)::setpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)), 10);
+    const auto start = timers->now();
     try {
       auto picked = preload_pick();
       preload_keep(picked);
     } catch (...) {
       // A disk error ends the preload; reads on demand report it as usual.
+    }
+    if (options.on_preloaded) {
+      const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(timers->now() - start);
+      try {
+        options.on_preloaded(preloaded.load(), ms.count());
+      } catch (...) {
+      }
     }
     preload_finished();
   }
@@ -941,7 +959,7 @@ struct MetadataStore::Impl {
   std::atomic<bool> stop_preload{false};
   std::mutex preload_mu;
   std::condition_variable preload_cv;
-  bool preload_done = false;
+  bool preload_started = false, preload_done = false;
 
   std::mutex hook_mu;
   std::function<void(const std::string&)> hook;
@@ -1017,6 +1035,7 @@ std::vector<nfs3::FileHandle> MetadataStore::cached_children(const ObjectKey& di
 }
 
 void MetadataStore::flush() { impl_->flush(); }
+void MetadataStore::preload_in_background() { impl_->start_preload(); }
 void MetadataStore::wait_preloaded() { impl_->wait_preloaded(); }
 void MetadataStore::sweep_disk() { impl_->sweep_disk(); }
 

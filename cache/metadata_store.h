@@ -68,11 +68,14 @@ struct MetadataStoreOptions {
   /// While the disk has failed, the writer tries it again this often (a resume and
   /// a small write); zero never tries again.
   std::chrono::milliseconds disk_retry = std::chrono::seconds(10);
-  /// At start, fill the memory layer in the background with the most recently used
-  /// records on disk, up to this many bytes of it (and never past its budget): the
-  /// hot set of the last run, so that the first calls after a restart do not each
-  /// wait for the disk. Zero: no preload.
+  /// Once preload_in_background() is called, fill the memory layer in the
+  /// background with the most recently used records on disk, up to this many bytes
+  /// of it (and never past its budget): the hot set of the last run, so that the
+  /// first calls after a restart do not each wait for the disk. Zero: no preload.
   std::size_t preload_bytes = 0;
+  /// Called on the preload's thread when it ends, with the records it kept and
+  /// the milliseconds it took (nfsgw logs it).
+  std::function<void(std::uint64_t records, std::int64_t ms)> on_preloaded;
 };
 
 /// Counts of one record kind.
@@ -138,8 +141,12 @@ class MetadataStore {
 
   /// Waits until every write made so far is in RocksDB (tests, shutdown).
   void flush();
-  /// Waits until the preload at start (MetadataStoreOptions::preload_bytes) has
-  /// finished (tests; serving never waits for it).
+  /// Starts the preload (MetadataStoreOptions::preload_bytes) on its own thread, at
+  /// low priority; once only. nfsgw calls it when it starts answering, so that the
+  /// preload does not compete with the start itself.
+  void preload_in_background();
+  /// Waits until the preload has finished, at once when it never started (tests;
+  /// serving never waits for it).
   void wait_preloaded();
   /// Runs the disk budget sweep now (tests; it also runs by itself every 30 s of
   /// the timer clock).

@@ -176,6 +176,9 @@ GatewayApp::GatewayApp(config::Config cfg, std::string config_path)
   // After a restart, half of the memory layer is refilled in the background with
   // the newest records on disk (the last run's hot set); calls fill the rest.
   mopts.preload_bytes = budget_.memory_layer / 2;
+  mopts.on_preloaded = [](std::uint64_t records, std::int64_t ms) {
+    spdlog::info("metadata cache: {} records of the last run brought back into memory in {} ms", records, ms);
+  };
   mopts.disk_bytes = static_cast<std::uint64_t>(cfg_.cache.metadata_max_gb) << 30;
   mopts.thread_memo = cfg_.cache.peek_memo;
   p.metadata.emplace(*p.db, mopts);
@@ -261,6 +264,9 @@ GatewayApp::GatewayApp(config::Config cfg, std::string config_path)
   if (cfg_.server.mount_port != 0 && cfg_.server.mount_port != nfs_port_)
     mount_port = p.server->listen(cfg_.server.listen, cfg_.server.mount_port);
   if (cfg_.server.register_rpcbind) p.rpcbind.emplace(nfs_port_, mount_port);
+  // Listening: the last run's hot set comes back into memory in the background,
+  // not competing with the start itself (cache/metadata_store.h).
+  p.metadata->preload_in_background();
 }
 
 GatewayApp::Stack& GatewayApp::build_export(const config::ExportConfig& e) {

@@ -71,6 +71,7 @@ TEST(MetadataStorePreload, AfterARestartTheLastRunsRecordsAreServedFromMemory) {
     // only (a cold block cache: peek does not read files).
     auto kv = open_rocksdb_store(dir / "db", 8, metadata_families());
     MetadataStore s(*kv, options(&wall_clock(), 64 << 20, 0));
+    s.preload_in_background();
     s.wait_preloaded();
     EXPECT_EQ(s.usage().preloaded, 0u);
     std::uint32_t on_disk = 0;
@@ -79,6 +80,7 @@ TEST(MetadataStorePreload, AfterARestartTheLastRunsRecordsAreServedFromMemory) {
   }
   auto kv = open_rocksdb_store(dir / "db", 8, metadata_families());
   MetadataStore s(*kv, options(&wall_clock(), 64 << 20, 64 << 20));
+  s.preload_in_background();
   s.wait_preloaded();
   const auto u = s.usage();
   EXPECT_EQ(u.preloaded, kRecords);
@@ -99,6 +101,7 @@ TEST(MetadataStorePreload, KeepsTheNewestWithinItsBudget) {
   // Room for a few hundred of the 2,000 records; the preload may take half of it.
   constexpr std::size_t kMemory = 256 << 10;
   MetadataStore s(*kv, options(&wall_clock(), kMemory, kMemory / 2));
+  s.preload_in_background();
   s.wait_preloaded();
   const auto u = s.usage();
   EXPECT_GT(u.preloaded, 100u);
@@ -123,6 +126,7 @@ TEST(MetadataStorePreload, AChangeMadeBeforeThePreloadKeepsItsValue) {
     first.erase<AttrRecord>(aged(8));
   }
   MetadataStore s(*kv, options(&wall_clock(), 64 << 20, 64 << 20));
+  s.preload_in_background();
   s.wait_preloaded();
   auto p = s.peek<AttrRecord>(aged(7));
   ASSERT_EQ(p.where, Where::Memory);
