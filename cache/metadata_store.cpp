@@ -29,15 +29,18 @@
 //   it holds can be trusted). When that batch is written the store persists again;
 //   the batches queued after it are written in order as usual.
 // - Preload (options.preload_bytes, once preload_in_background() is called, on its
-//   own low-priority thread): one
-//   scan of every family picks the records with the newest last-used times whose
-//   estimated memory fits the preload budget (a bounded min-heap of keys); then,
-//   oldest first so that the newest end up most recently used, each is read and
-//   kept exactly as load() does: skipped when the memory layer or the overlay knows
-//   the key or a range erase covers it, read from RocksDB with the shard's write
-//   counter noted, kept only if no write hit the shard meanwhile. It only fills
-//   free room: it never evicts a record that calls brought in. So a preloaded
-//   record is exactly what a read on demand would have found.
+//   own low-priority thread): note every shard's write counter, flush() (so every
+//   change made before is in RocksDB), then one scan of every family picks the
+//   records with the newest last-used times whose estimated memory fits the
+//   preload budget (a bounded min-heap of keys and values). Then, oldest first so
+//   that the newest end up most recently used, each is kept as load() keeps a
+//   record: skipped when the memory layer or the overlay knows the key or a range
+//   erase covers it; the scan's value used while the shard's counter is still the
+//   one noted before the scan (no change since: the scan saw the newest), else
+//   read again; kept only if no write hit the shard meanwhile and the disk did not
+//   fail since. It only fills free room: it never evicts a record that calls
+//   brought in. So a preloaded record is exactly what a read on demand would have
+//   found.
 #include "cache/metadata_store.h"
 
 #include <algorithm>
@@ -343,6 +346,7 @@ struct MetadataStore::Impl {
       if (failed) return;
       failed = true;
       failure = message;
+      failures.fetch_add(1);
       degraded.store(true);
       retry_at = timers->now() + options.disk_retry;
       if (hook) {
@@ -605,6 +609,7 @@ struct MetadataStore::Impl {
     Kind kind = kAttr;
     std::size_t bytes = 0;  // estimated, in the memory layer
     std::string key;        // memory key
+    std::string value;      // as the scan read it
     bool operator>(const Candidate& o) const { return used_s > o.used_s; }
   };
 
@@ -626,8 +631,15 @@ struct MetadataStore::Impl {
     (void)::setpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)), 10);
     const auto start = timers->now();
     try {
+      // What the scan reads is as new as the disk once every change made before
+      // the shards' counters are noted is written: a change after that moves its
+      // shard's counter, and that shard's records are then read again one by one.
+      std::vector<std::uint64_t> seen(shards.size());
+      for (std::size_t i = 0; i < shards.size(); ++i) seen[i] = shards[i]->writes.load();
+      const std::uint64_t failures_before = failures.load();
+      flush();
       auto picked = preload_pick();
-      preload_keep(picked);
+      preload_keep(picked, seen, failures_before);
     } catch (...) {
       // A disk error ends the preload; reads on demand report it as usual.
     }
@@ -658,6 +670,7 @@ struct MetadataStore::Impl {
         c.key.reserve(key.size() + 1);
         c.key.push_back(static_cast<char>(k));
         c.key.append(key);
+        c.value.assign(v);
         bytes += c.bytes;
         newest.push(std::move(c));
         while (bytes > room && !newest.empty()) {
@@ -676,12 +689,15 @@ struct MetadataStore::Impl {
     return out;  // oldest first
   }
 
-  /// Reads and keeps each candidate as load() would, in free room only.
-  void preload_keep(const std::vector<Candidate>& picked) {
+  /// Keeps each candidate as load() would, in free room only: the scan's value
+  /// while its shard is as it was before the scan, else the record read again.
+  void preload_keep(std::vector<Candidate>& picked, const std::vector<std::uint64_t>& seen,
+                    std::uint64_t failures_before) {
     std::string value;
-    for (const auto& c : picked) {
+    for (auto& c : picked) {
       if (stop_preload.load() || degraded.load()) return;
-      Shard& sh = shard_of(c.key);
+      const std::size_t index = KeyHash{}(c.key) % shards.size();
+      Shard& sh = *shards[index];
       std::uint64_t writes_before;
       {
         std::lock_guard lock(sh.mu);
@@ -690,14 +706,21 @@ struct MetadataStore::Impl {
         if (sh.lru.bytes() + c.bytes > sh.lru.budget()) continue;
         writes_before = sh.writes;
       }
-      if (kv.get(families[c.kind], disk_key(c.key), value, KvStore::Tier::Any) != KvStore::Found::Yes) continue;
+      const std::string* stored = &c.value;
+      if (writes_before != seen[index]) {
+        // Changed since the scan: read it now, as load() does.
+        if (kv.get(families[c.kind], disk_key(c.key), value, KvStore::Tier::Any) != KvStore::Found::Yes) continue;
+        stored = &value;
+      }
       std::size_t bytes = 0;
       std::uint32_t used_s = 0;
-      auto r = kDecode[c.kind](value, bytes, used_s);
+      auto r = kDecode[c.kind](*stored, bytes, used_s);
+      c.value = std::string();  // done with it
       if (!r) continue;
       std::lock_guard lock(sh.mu);
-      // As load(): a write that hit the shard while reading may be newer than it.
-      if (sh.writes != writes_before || degraded.load()) continue;
+      // As load(): a write that hit the shard since may be newer than what was read;
+      // a disk that failed (and was emptied when it came back) holds nothing to trust.
+      if (sh.writes != writes_before || degraded.load() || failures.load() != failures_before) continue;
       if (sh.lru.peek(c.key) != nullptr) continue;  // a call's load() kept it meanwhile
       const std::size_t size = entry_bytes(c.key.size(), bytes);
       if (sh.lru.bytes() + size > sh.lru.budget()) continue;
@@ -954,6 +977,7 @@ struct MetadataStore::Impl {
   DiskBudget budget;  // writer thread only
 
   std::atomic<bool> degraded{false};
+  std::atomic<std::uint64_t> failures{0};  // disk failures so far (the preload's check)
   std::atomic<std::uint64_t> evicted_memory{0}, evicted_disk{0}, preloaded{0};
 
   std::atomic<bool> stop_preload{false};
