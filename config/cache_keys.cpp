@@ -42,8 +42,8 @@ const SectionKeys<CacheConfig>& cache_keys() {
                      "(`cache/memory_budget.h`): the per-thread memos (up to 1/8), the duplicate request cache "
                      "(up to 1/64), the data cache's in-memory blocks (1/16), then half of the rest each for the "
                      "metadata cache's memory layer and RocksDB's block cache (which holds the memtables). Peak "
-                     "RSS stays within `memory_mb` plus a fixed overhead of at most 48 MiB (code, stacks, "
-                     "malloc's slack, calls in flight; docs/design.md, *Memory*)"),
+                     "RSS is `memory_mb` plus an overhead outside it (code, stacks, malloc's slack, calls in "
+                     "flight; docs/design.md, *Memory*)"),
           K::integer("metadata_max_gb", &CacheConfig::metadata_max_gb, 1, 65536,
                      "disk budget of the metadata cache (the RocksDB database under `dir`), in GiB, shared by "
                      "every export"),

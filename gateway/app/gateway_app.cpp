@@ -159,7 +159,7 @@ GatewayApp::GatewayApp(config::Config cfg, std::string config_path)
   Parts& p = *parts_;
   // Before any thread starts: malloc keeps little it does not use (memory_trim.h).
   tune_malloc();
-  p.trimmer = std::make_unique<MemoryTrimmer>(std::chrono::seconds(1));
+  p.trimmer = std::make_unique<MemoryTrimmer>(std::chrono::seconds(10));
   std::filesystem::create_directories(cfg_.cache.dir);
   // memory_mb is split once (cache/memory_budget.h); each part goes to its user.
   size_thread_memos(budget_);

@@ -13,7 +13,7 @@
 //     arena; setting it also stops glibc from raising it after such a free;
 //   - a trim threshold of 4 MiB (M_TRIM_THRESHOLD): the top of the heap is given
 //     back beyond it;
-// and every second, on its own thread, malloc_trim(0), which gives back the
+// and every 10 s, on its own thread, malloc_trim(0), which gives back the
 // free pages inside every arena (not only its top).
 #pragma once
 
