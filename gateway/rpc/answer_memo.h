@@ -22,9 +22,12 @@
 // must run before they go (nfsgw keeps every export's stack while it runs).
 //
 // One table per thread (thread_local), slots tagged with their memo's instance, so
-// that memos (tests make many) never mix: at most 4,096 answers of up to 480 bytes
-// of key and result (about 2.7 MiB per thread); the size comes from memory_mb
-// (cache/memory_budget.h, shape()).
+// that memos (tests make many) never mix: at most 16,384 answers of up to 480
+// bytes of key and result (about 11 MiB per thread); the size comes from
+// memory_mb (cache/memory_budget.h, shape()): the default 256 MiB with two threads
+// gives the whole size, 64 MiB a quarter. A PHP site's working set of 2,000 files
+// (LOOKUP, GETATTR and ACCESS of each: 6,000 answers) did not fit 4,096: the PHP
+// mix then ran at 0.62x NULL, and at 0.90x with 16,384 (docs/benchmarks.md).
 #pragma once
 
 #include <array>
@@ -46,7 +49,7 @@ namespace nfsgw::rpc {
 class AnswerMemo {
  public:
   static constexpr std::size_t kWays = 4;
-  static constexpr std::size_t kSets = 1024;
+  static constexpr std::size_t kSets = 4096;
   static constexpr std::uint32_t kUsesBeforeRefresh = 64;
   /// Room for a key and its result: a LOOKUP of a name of up to about 100 bytes
   /// with both attributes. Larger ones are not kept.
