@@ -40,6 +40,14 @@ struct Now {
   std::optional<Res> res;
   cache::AnswerBasis basis;
 
+  /// An answer step's start: no answer yet, a basis that follows the call (records
+  /// read through the store's memory layer when the memo asks, counters only noted
+  /// for a tentative ask: CallContext). Every step builds its basis here, so none
+  /// can drop either.
+  static Now for_call(const CallContext& ctx) {
+    return {std::nullopt, cache::AnswerBasis(ctx.refresh_records, ctx.tentative)};
+  }
+
   explicit operator bool() const { return res.has_value(); }
   const Res& operator*() const { return *res; }
   const Res* operator->() const { return &*res; }

@@ -83,7 +83,7 @@ Now<nfs3::ReadRes> DataCache::read_now(const CallContext& ctx, const nfs3::ReadA
   const nfs3::Fattr& a = attrs->attributes;
   const cache::Stamp stamp = cache::Stamp::of(a);
   const Range r = range_of(args, a.size, rtmax);
-  Now<nfs3::ReadRes> now{std::nullopt, cache::AnswerBasis(ctx.refresh_records, ctx.tentative)};
+  auto now = Now<nfs3::ReadRes>::for_call(ctx);
   nfs3::ReadRes& res = now.res.emplace();
   res.data = nfs3::Payload::uninitialized(r.end - r.offset);
   const bool all_in_memory = for_each_block(r, a.size, reinterpret_cast<char*>(res.data.data()),

@@ -136,7 +136,7 @@ Awaitable<std::optional<Res>> MetadataCache::hit_revalidating(
 }
 
 Now<nfs3::GetattrRes> MetadataCache::getattr_now(const CallContext& ctx, const nfs3::GetattrArgs& args) {
-  Now<nfs3::GetattrRes> now{std::nullopt, cache::AnswerBasis(ctx.refresh_records, ctx.tentative)};
+  auto now = Now<nfs3::GetattrRes>::for_call(ctx);
   Fresh f = fresh_in_memory(args.object, windows_.strict(), now.basis);
   if (!f.attr) return {};
   count(Proc::Getattr, ExportCounters::Calls, now.basis);
@@ -215,7 +215,7 @@ Now<nfs3::AccessRes> MetadataCache::access_now(const CallContext& ctx, const nfs
 
 Now<nfs3::AccessRes> MetadataCache::access_hit(const CallContext& ctx, const nfs3::AccessArgs& args,
                                                Asked& asked) {
-  Now<nfs3::AccessRes> now{std::nullopt, cache::AnswerBasis(ctx.refresh_records, ctx.tentative)};
+  auto now = Now<nfs3::AccessRes>::for_call(ctx);
   const AttrPtr attr = usable_attr(args.object, asked, now.basis);
   if (!attr) return {};
   const auto granted = perms_.answer_now(ctx.cred, args.object, attr->attr, args.access, now.basis);
@@ -302,7 +302,7 @@ Now<nfs3::LookupRes> MetadataCache::lookup_now(const CallContext& ctx, const nfs
 // brought records in and revalidated attributes.
 Now<nfs3::LookupRes> MetadataCache::lookup_hit(const CallContext& ctx, const nfs3::LookupArgs& args,
                                                Asked& asked) {
-  Now<nfs3::LookupRes> now{std::nullopt, cache::AnswerBasis(ctx.refresh_records, ctx.tentative)};
+  auto now = Now<nfs3::LookupRes>::for_call(ctx);
   cache::AnswerBasis& basis = now.basis;
   const nfs3::FileHandle& dir = args.what.dir;
   const AttrPtr d = usable_attr(dir, asked, basis);

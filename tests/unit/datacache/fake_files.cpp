@@ -261,8 +261,8 @@ Now<nfs3::GetattrRes> FakeFiles::getattr_now(const CallContext& ctx, const nfs3:
   std::lock_guard lock(mu_);
   const Node* n = find(args.object);
   if (n == nullptr) return {};
-  Now<nfs3::GetattrRes> now{nfs3::GetattrRes{}, cache::AnswerBasis(false, ctx.tentative)};
-  now.res->attributes = n->attr;
+  auto now = Now<nfs3::GetattrRes>::for_call(ctx);
+  now.res.emplace().attributes = n->attr;
   now.basis.count(step_answers_);
   return now;
 }
@@ -271,7 +271,8 @@ Now<nfs3::AccessRes> FakeFiles::access_now(const CallContext& ctx, const nfs3::A
   if (!answer_steps_) return {};
   std::lock_guard lock(mu_);
   if (find(args.object) == nullptr) return {};
-  Now<nfs3::AccessRes> now{do_access(ctx.cred, args), cache::AnswerBasis(false, ctx.tentative)};
+  auto now = Now<nfs3::AccessRes>::for_call(ctx);
+  now.res = do_access(ctx.cred, args);
   now.basis.count(step_answers_);
   return now;
 }
