@@ -71,6 +71,36 @@ TEST_F(AnswerNowTest, WarmAnswersAreTheCoroutinesAndCountAsHits) {
   EXPECT_EQ(lookups.hits, lookups_before.hits + 2);
 }
 
+// A layer above may ask tentatively (the data cache's READ step) and then not use
+// the answer: nothing is counted until it replays the answer's bumps.
+TEST_F(AnswerNowTest, ATentativeAnswerIsCountedOnlyWhenUsed) {
+  start();
+  const auto d = origin.add_dir(origin.root(), "d");
+  const auto f = origin.add_file(d, "a.php", 0644, kUser, kUser, "<?php");
+  answer_now = false;
+  getattr(f, as(kUser));
+  access(f, nfs3::access::Read, as(kUser));
+  const auto getattrs = layer->counters().get(Proc::Getattr);
+  const auto accesses = layer->counters().get(Proc::Access);
+  CallContext tentative = as(kUser);
+  tentative.tentative = true;
+
+  auto attr = layer->getattr_now(tentative, nfs3::GetattrArgs{f});
+  auto acc = layer->access_now(tentative, nfs3::AccessArgs{f, nfs3::access::Read});
+  ASSERT_TRUE(attr);
+  ASSERT_TRUE(acc);
+  EXPECT_EQ(layer->counters().get(Proc::Getattr).hits, getattrs.hits) << "asked, not used: not counted";
+  EXPECT_EQ(layer->counters().get(Proc::Access).hits, accesses.hits);
+  attr.basis.replay_bumps();
+  acc.basis.replay_bumps();
+  EXPECT_EQ(layer->counters().get(Proc::Getattr).hits, getattrs.hits + 1) << "used: counted once";
+  EXPECT_EQ(layer->counters().get(Proc::Getattr).calls, getattrs.calls + 1);
+  EXPECT_EQ(layer->counters().get(Proc::Access).hits, accesses.hits + 1);
+  // Positive control: an answer asked for plainly is counted at once.
+  ASSERT_TRUE(layer->getattr_now(as(kUser), nfs3::GetattrArgs{f}));
+  EXPECT_EQ(layer->counters().get(Proc::Getattr).hits, getattrs.hits + 2);
+}
+
 TEST_F(AnswerNowTest, ACallerWhosePermissionIsUnknownGetsNothing) {
   start();
   const auto d = origin.add_dir(origin.root(), "d", 0700, kUser, kUser);
