@@ -8,8 +8,12 @@
 //     watched counter moved, every record read is still what the store holds;
 //   - the end of every coherency window it relied on (until): a copy is given only
 //     before the earliest of them;
-//   - the counters the answer bumped (calls, hits, the metrics' first latency
-//     bucket), so that a copy given again counts as the answer it stands for;
+//   - the counters the answer bumped, and by how much (calls, hits, bytes, the
+//     metrics' first latency bucket), so that a copy given again counts as the
+//     answer it stands for;
+//   - what the answers of layers below that it was built from rest on (merge():
+//     the data cache's READ rests on the metadata cache's GETATTR and ACCESS, and
+//     on the block store's change counter of the file's blocks);
 //   - that it built the answer from what it holds (vouch). An answer nobody
 //     vouched for (a refusal of the handle translator, an answer resting on
 //     something no record holds) is never kept.
@@ -45,7 +49,9 @@ class AnswerBasis {
   /// child attributes) and bumps four counters; room for a little more. An answer
   /// that needs more is not kept.
   static constexpr std::size_t kMaxWatches = 6;
-  static constexpr std::size_t kMaxBumps = 6;
+  /// A READ counts the most: its own three (reads, hits, bytes), the meter's, and
+  /// the two it asked below (GETATTR and ACCESS, two each).
+  static constexpr std::size_t kMaxBumps = 8;
 
   AnswerBasis() = default;
   /// `through_memory_layer`: records are to be read through the store's shared
@@ -82,15 +88,21 @@ class AnswerBasis {
     clock_ = &clock;
     if (at < expires_) expires_ = at;
   }
-  /// Adds one to `counter` (relaxed; not for a tentative answer) and notes it among
-  /// the counters a copy of this answer bumps.
-  void count(std::atomic<std::uint64_t>& counter) {
-    if (!count_later_) counter.fetch_add(1, std::memory_order_relaxed);
-    if (bumps_ == kMaxBumps) {
-      refused_ = true;
-      return;
-    }
-    bump_[bumps_++] = &counter;
+  /// Adds `amount` to `counter` (relaxed; not for a tentative answer) and notes it
+  /// among the counters a copy of this answer bumps.
+  void count(std::atomic<std::uint64_t>& counter, std::uint32_t amount = 1) {
+    if (!count_later_) counter.fetch_add(amount, std::memory_order_relaxed);
+    note_bump(&counter, amount);
+  }
+  /// Adds what `part` rests on and counts to this basis: an answer built from
+  /// another layer's answer (asked at once) rests on all of it. Bumps nothing now
+  /// (`part`'s counters are counted by whoever used it: replay_bumps()). A part
+  /// nobody vouched for, or refused, makes this one refused.
+  void merge(const AnswerBasis& part) {
+    if (!part.keepable()) refused_ = true;
+    for (std::size_t i = 0; i < part.watches_; ++i) rests_on(part.watch_[i]);
+    if (part.clock_ != nullptr) until(*part.clock_, part.expires_);
+    for (std::size_t i = 0; i < part.bumps_; ++i) note_bump(part.bump_[i], part.amount_[i]);
   }
   void vouch() { vouched_ = true; }
   void refuse() { refused_ = true; }
@@ -111,7 +123,7 @@ class AnswerBasis {
   /// Counts a copy given again as the answer it stands for (or a tentative answer
   /// used).
   void replay_bumps() const {
-    for (std::size_t i = 0; i < bumps_; ++i) bump_[i]->fetch_add(1, std::memory_order_relaxed);
+    for (std::size_t i = 0; i < bumps_; ++i) bump_[i]->fetch_add(amount_[i], std::memory_order_relaxed);
   }
 
   std::size_t watches() const { return watches_; }
@@ -119,8 +131,18 @@ class AnswerBasis {
   Millis expiry() const { return clock_ == nullptr ? kNever : expires_; }
 
  private:
+  void note_bump(std::atomic<std::uint64_t>* counter, std::uint32_t amount) {
+    if (bumps_ == kMaxBumps) {
+      refused_ = true;
+      return;
+    }
+    amount_[bumps_] = amount;
+    bump_[bumps_++] = counter;
+  }
+
   std::array<Watch, kMaxWatches> watch_{};
   std::array<std::atomic<std::uint64_t>*, kMaxBumps> bump_{};
+  std::array<std::uint32_t, kMaxBumps> amount_{};
   const Clock* clock_ = nullptr;
   Millis expires_ = kNever;
   std::uint8_t watches_ = 0;

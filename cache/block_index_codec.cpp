@@ -9,6 +9,7 @@ constexpr std::uint8_t kVersion = 1;
 }
 
 std::string file_key(const ObjectKey& file) { return object_prefix(file); }
+void append_file_key(std::string& out, const ObjectKey& file) { append_object_prefix(out, file); }
 
 std::string block_key(std::string_view file_key, std::uint64_t index) {
   std::string k(file_key);

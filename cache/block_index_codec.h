@@ -41,6 +41,8 @@ struct BlockRecord {
 };
 
 std::string file_key(const ObjectKey& file);
+/// Appends file_key(file) to `out` (a buffer a caller reuses).
+void append_file_key(std::string& out, const ObjectKey& file);
 std::string block_key(std::string_view file_key, std::uint64_t index);
 /// The index of a data_blocks key (its last 8 bytes).
 std::uint64_t block_index_of(std::string_view block_key);

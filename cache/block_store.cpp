@@ -78,22 +78,30 @@ class IndexedBlockStore final : public BlockStore {
 
   std::uint32_t block_bytes() const override { return o_.block_bytes; }
 
-  Now read_now(const ObjectKey& file, const Stamp& stamp, std::uint64_t index, Part part) override {
+  Now read_now(const ObjectKey& file, const Stamp& stamp, std::uint64_t index, Part part,
+               AnswerBasis& basis) override {
     if (part.from > part.length || part.out.size() > part.length - part.from) return Now::WouldWait;
     try {
-      const std::string fkey = codec::file_key(file);
+      // One key buffer per thread: a hit allocates nothing once it has grown.
+      thread_local std::string key_buffer;
+      key_buffer.clear();
+      codec::append_file_key(key_buffer, file);
+      const std::string_view fkey = key_buffer;
+      // Before anything is read: a change that starts after this moves it.
+      basis.rests_on(hot_.watch(fkey));
       const Millis now_ms = o_.clock->now_ms();
       // Without the file's lock: every change of the file forgets its copies
       // before it changes anything, under that lock, so a copy found is the
-      // file's as it was before any change still under way.
-      if (const HotBlocks::Copy copy = hot_.find(fkey, index, stamp)) {
+      // file's as it was before any change still under way. Copied out under the
+      // hot tier's shard lock (no reference to the copy is taken).
+      if (const HotBlocks::Found copy = hot_.copy_out(fkey, index, stamp, part.length, part.from, part.out);
+          copy.found) {
         // The pool path refreshes the use time that eviction goes by.
         if (now_ms - copy.last_used >= o_.touch_interval_ms) return Now::WouldWait;
-        if (copy.bytes->size() != part.length) {  // not the block the caller's version has
+        if (copy.length != part.length) {  // not the block the caller's version has
           ++misses_;
           return Now::Miss;
         }
-        std::memcpy(part.out.data(), copy.bytes->data() + part.from, part.out.size());
         ++hits_;
         return Now::Hit;
       }

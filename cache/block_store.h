@@ -44,6 +44,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cache/answer_basis.h"
 #include "cache/clock.h"
 #include "cache/kv_store.h"
 #include "cache/metadata_records.h"
@@ -111,10 +112,15 @@ class BlockStore {
     std::uint64_t from = 0;
     std::span<char> out;
   };
-  virtual Now read_now(const ObjectKey& file, const Stamp& stamp, std::uint64_t index, Part part) = 0;
-  /// The whole block into `out` (out.size() is its length).
+  /// A Hit rests on the file's blocks staying as they are: `basis` gets the change
+  /// counter that every change of them moves first (hot_blocks.h, watch()).
+  virtual Now read_now(const ObjectKey& file, const Stamp& stamp, std::uint64_t index, Part part,
+                       AnswerBasis& basis) = 0;
+  /// The whole block into `out` (out.size() is its length), for a caller that
+  /// keeps no answer built from it.
   Now read_now(const ObjectKey& file, const Stamp& stamp, std::uint64_t index, std::span<char> out) {
-    return read_now(file, stamp, index, Part{out.size(), 0, out});
+    AnswerBasis unkept;
+    return read_now(file, stamp, index, Part{out.size(), 0, out}, unkept);
   }
   /// Whether the index, from memory alone, says `file` has no blocks at all (no
   /// record of it): then apply_write(), restamp() and drop_file() would find

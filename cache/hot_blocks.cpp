@@ -1,5 +1,6 @@
 #include "cache/hot_blocks.h"
 
+#include <cstring>
 #include <functional>
 #include <utility>
 
@@ -7,8 +8,9 @@ namespace nfsgw::cache {
 
 HotBlocks::HotBlocks(std::size_t budget_bytes) : shard_budget_(budget_bytes / kShards) {}
 
-HotBlocks::Shard& HotBlocks::shard_of(const std::string& fkey) {
-  return shards_[std::hash<std::string>{}(fkey) % kShards];
+HotBlocks::Shard& HotBlocks::shard_of(std::string_view fkey) {
+  // Bits above the ones the shard's table uses (it takes the hash modulo its size).
+  return shards_[(KeyHash{}(fkey) >> 48) % kShards];
 }
 
 void HotBlocks::add_bytes(Shard& s, File& f, std::ptrdiff_t n) {
@@ -17,7 +19,7 @@ void HotBlocks::add_bytes(Shard& s, File& f, std::ptrdiff_t n) {
   bytes_.fetch_add(static_cast<std::size_t>(n), std::memory_order_relaxed);  // wraps for n < 0
 }
 
-HotBlocks::Copy HotBlocks::find(const std::string& fkey, std::uint64_t index, const Stamp& stamp) {
+HotBlocks::Copy HotBlocks::find(std::string_view fkey, std::uint64_t index, const Stamp& stamp) {
   if (!enabled()) return {};
   Shard& s = shard_of(fkey);
   std::lock_guard lock(s.mu);
@@ -32,15 +34,34 @@ HotBlocks::Copy HotBlocks::find(const std::string& fkey, std::uint64_t index, co
   return {b->second, f.last_used};
 }
 
-void HotBlocks::keep(const std::string& fkey, std::uint64_t index, const Stamp& stamp,
+HotBlocks::Found HotBlocks::copy_out(std::string_view fkey, std::uint64_t index, const Stamp& stamp,
+                                     std::size_t length, std::size_t from, std::span<char> out) {
+  if (!enabled()) return {};
+  Shard& s = shard_of(fkey);
+  std::lock_guard lock(s.mu);
+  const auto it = s.files.find(fkey);
+  if (it == s.files.end()) return {};
+  File& f = *it->second;
+  if (!(f.stamp == stamp)) return {};
+  const auto b = f.blocks.find(index);
+  if (b == f.blocks.end()) return {};
+  f.referenced = true;
+  hits_.fetch_add(1, std::memory_order_relaxed);
+  const std::string& bytes = *b->second;
+  if (bytes.size() == length && from <= length && out.size() <= length - from)
+    std::memcpy(out.data(), bytes.data() + from, out.size());
+  return {true, bytes.size(), f.last_used};
+}
+
+void HotBlocks::keep(std::string_view fkey, std::uint64_t index, const Stamp& stamp,
                      std::shared_ptr<const std::string> bytes, Millis last_used) {
   const std::size_t file_limit = shard_budget_ / 2;
   if (!bytes || bytes->size() + kBlockCost + kFileCost > file_limit) return;
   Shard& s = shard_of(fkey);
   std::lock_guard lock(s.mu);
-  auto [it, added] = s.files.try_emplace(fkey);
-  if (added) {
-    it->second = std::make_unique<File>();
+  auto it = s.files.find(fkey);
+  if (it == s.files.end()) {
+    it = s.files.emplace(std::string(fkey), std::make_unique<File>()).first;
     File& f = *it->second;
     f.key = fkey;
     f.stamp = stamp;
@@ -94,14 +115,15 @@ void HotBlocks::erase(Shard& s, File* f) {
   s.files.erase(s.files.find(f->key));  // destroys *f (not erase(f->key): a key inside the element)
 }
 
-void HotBlocks::touched(const std::string& fkey, Millis last_used) {
+void HotBlocks::touched(std::string_view fkey, Millis last_used) {
   if (!enabled()) return;
   Shard& s = shard_of(fkey);
   std::lock_guard lock(s.mu);
   if (const auto it = s.files.find(fkey); it != s.files.end()) it->second->last_used = last_used;
 }
 
-void HotBlocks::forget_file(const std::string& fkey) {
+void HotBlocks::forget_file(std::string_view fkey) {
+  changing(fkey);
   if (!enabled()) return;
   Shard& s = shard_of(fkey);
   std::lock_guard lock(s.mu);
@@ -109,7 +131,8 @@ void HotBlocks::forget_file(const std::string& fkey) {
   if (it != s.files.end()) erase(s, it->second.get());
 }
 
-void HotBlocks::forget_block(const std::string& fkey, std::uint64_t index) {
+void HotBlocks::forget_block(std::string_view fkey, std::uint64_t index) {
+  changing(fkey);
   if (!enabled()) return;
   Shard& s = shard_of(fkey);
   std::lock_guard lock(s.mu);
@@ -124,6 +147,7 @@ void HotBlocks::forget_block(const std::string& fkey, std::uint64_t index) {
 }
 
 void HotBlocks::forget_all() {
+  for (auto& c : changes_) c.fetch_add(1, std::memory_order_acq_rel);
   for (Shard& s : shards_) {
     std::lock_guard lock(s.mu);
     while (!s.lru.empty()) erase(s, s.lru.back());

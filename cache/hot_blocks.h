@@ -21,15 +21,19 @@
 #pragma once
 
 #include <array>
+#include <functional>
 #include <atomic>
 #include <cstdint>
 #include <list>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 
+#include "cache/answer_basis.h"
 #include "cache/clock.h"
 #include "cache/metadata_records.h"
 
@@ -54,17 +58,40 @@ class HotBlocks {
   };
   /// The copy of block `index` of `fkey` stored under `stamp`; empty when there is
   /// none (or one under another stamp).
-  Copy find(const std::string& fkey, std::uint64_t index, const Stamp& stamp);
+  Copy find(std::string_view fkey, std::uint64_t index, const Stamp& stamp);
+  /// What copy_out() found.
+  struct Found {
+    bool found = false;           // a copy under `stamp` is kept
+    std::size_t length = 0;       // its bytes (copied only when `length` was asked for)
+    Millis last_used = 0;         // the file's last-used time when it was kept
+  };
+  /// Like find(), but copies bytes [from, from + out.size()) of the copy into `out`
+  /// while the shard's lock is held, when the copy is `length` bytes long: no
+  /// reference to the copy is taken (a READ hit's path: no shared count moves).
+  Found copy_out(std::string_view fkey, std::uint64_t index, const Stamp& stamp, std::size_t length,
+                 std::size_t from, std::span<char> out);
   /// Keeps (or replaces) a copy. `last_used`: the file record's. A copy under
   /// another stamp than the file's others replaces them all.
-  void keep(const std::string& fkey, std::uint64_t index, const Stamp& stamp,
+  void keep(std::string_view fkey, std::uint64_t index, const Stamp& stamp,
             std::shared_ptr<const std::string> bytes, Millis last_used);
   /// The file's use time moved on (the store touched its record).
-  void touched(const std::string& fkey, Millis last_used);
-  /// Forgets every copy of a file / one block of it / everything.
-  void forget_file(const std::string& fkey);
-  void forget_block(const std::string& fkey, std::uint64_t index);
+  void touched(std::string_view fkey, Millis last_used);
+  /// Forgets every copy of a file / one block of it / everything. Each also moves
+  /// the file's change counter (watch()), whether the tier is enabled or not: the
+  /// store calls one of them before every change of a file's blocks.
+  void forget_file(std::string_view fkey);
+  void forget_block(std::string_view fkey, std::uint64_t index);
   void forget_all();
+
+  /// The change counter of `fkey`'s blocks as it is now (cache/answer_basis.h): it
+  /// moves before any change of the file's stored blocks, so an answer built from
+  /// them (read after this) still holds while it stays. Shared by the files whose
+  /// keys hash alike (kChangeCounters of them): a change of one voids the others'
+  /// answers too, never the other way round.
+  Watch watch(std::string_view fkey) const {
+    const auto& c = changes_[KeyHash{}(fkey) % kChangeCounters];
+    return {&c, c.load(std::memory_order_acquire)};
+  }
 
   bool enabled() const { return shard_budget_ > 0; }
   std::size_t budget() const { return shard_budget_ * kShards; }
@@ -74,6 +101,11 @@ class HotBlocks {
   std::uint64_t hits() const { return hits_.load(std::memory_order_relaxed); }
 
  private:
+  /// Found by a key's view, without making a string of it.
+  struct KeyHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view k) const { return std::hash<std::string_view>{}(k); }
+  };
   struct File;
   using Lru = std::list<File*>;  // most recently used first
   struct File {
@@ -87,19 +119,25 @@ class HotBlocks {
   };
   struct Shard {
     std::mutex mu;
-    std::unordered_map<std::string, std::unique_ptr<File>> files;
+    std::unordered_map<std::string, std::unique_ptr<File>, KeyHash, std::equal_to<>> files;
     Lru lru;
     std::size_t bytes = 0;
   };
 
-  Shard& shard_of(const std::string& fkey);
+  Shard& shard_of(std::string_view fkey);
   /// Removes a file's copies from `s` (its lock held); `drop` also the file.
   void clear_blocks(Shard& s, File& f);
   void erase(Shard& s, File* f);
   void add_bytes(Shard& s, File& f, std::ptrdiff_t n);
 
+  static constexpr std::size_t kChangeCounters = 256;
+  void changing(std::string_view fkey) {
+    changes_[KeyHash{}(fkey) % kChangeCounters].fetch_add(1, std::memory_order_acq_rel);
+  }
+
   std::size_t shard_budget_;
   std::array<Shard, kShards> shards_;
+  std::array<std::atomic<std::uint64_t>, kChangeCounters> changes_{};
   std::atomic<std::size_t> bytes_{0}, blocks_{0};
   std::atomic<std::uint64_t> hits_{0};
 };

@@ -86,24 +86,32 @@ Now<nfs3::ReadRes> DataCache::read_now(const CallContext& ctx, const nfs3::ReadA
   auto now = Now<nfs3::ReadRes>::for_call(ctx);
   nfs3::ReadRes& res = now.res.emplace();
   res.data = nfs3::Payload::uninitialized(r.end - r.offset);
+  const cache::ObjectKey file = key(fh);
   const bool all_in_memory = for_each_block(r, a.size, reinterpret_cast<char*>(res.data.data()),
                                             [&](std::uint64_t index, const cache::BlockStore::Part& part) {
-                                              return store_.read_now(key(fh), stamp, index, part) ==
+                                              return store_.read_now(file, stamp, index, part, now.basis) ==
                                                      cache::BlockStore::Now::Hit;
                                             });
   // Read-ahead to start is the coroutine's (it has an executor to start it on).
-  if (!all_in_memory || (has_read_ahead(a.size) && !read_ahead_.on_read_if_none_due(fh, stamp, r.offset, r.end)))
-    return {};
+  const bool reads_ahead = has_read_ahead(a.size);
+  if (!all_in_memory || (reads_ahead && !read_ahead_.on_read_if_none_due(fh, stamp, r.offset, r.end))) return {};
   attrs.basis.replay_bumps();
   granted.basis.replay_bumps();
   res.file_attributes = a;
   res.count = static_cast<std::uint32_t>(r.end - r.offset);
   res.eof = r.end >= a.size;
+  // What it rests on: the file's attributes and the caller's permission (the
+  // metadata cache's answers, with their records and windows) and the file's
+  // blocks (their change counter, added by the store above).
+  now.basis.merge(attrs.basis);
+  now.basis.merge(granted.basis);
   now.basis.count(stats_.reads);
   now.basis.count(stats_.read_hits);
-  DataStats::bump(stats_.bytes_from_cache, r.end - r.offset);
-  // It rests on block bytes, which no record's watch covers: never kept.
-  now.basis.refuse();
+  now.basis.count(stats_.bytes_from_cache, res.count);
+  now.basis.vouch();
+  // A file with read-ahead keeps track of its READs (read_ahead.h): a copy given
+  // again would skip that. Only files of one block or less are kept.
+  if (reads_ahead) now.basis.refuse();
   return now;
 }
 
@@ -163,7 +171,8 @@ Awaitable<std::optional<nfs3::ReadRes>> DataCache::read_cached(const CallContext
   std::uint64_t from_cache = 0;
   for_each_block(r, a.size, reinterpret_cast<char*>(res.data.data()),
                  [&](std::uint64_t index, const cache::BlockStore::Part& part) {
-                   const auto now = store_.read_now(key(fh), stamp, index, part);
+                   cache::AnswerBasis unkept;  // a coroutine's answer is never kept
+                   const auto now = store_.read_now(key(fh), stamp, index, part, unkept);
                    if (now == cache::BlockStore::Now::Hit) from_cache += part.out.size();
                    else wanted.push_back({index, part, now == cache::BlockStore::Now::WouldWait});
                    return true;

@@ -59,15 +59,22 @@ AnswerMemo::Found AnswerMemo::answer(std::size_t hash, std::string_view key, std
 }
 
 void AnswerMemo::keep(std::size_t hash, std::string_view key, std::uint64_t epoch,
-                      std::span<const std::uint8_t> result, const cache::AnswerBasis& deps) const {
-  if (!deps.keepable() || key.size() + result.size() > kInlineBytes) return;
+                      std::span<const std::uint8_t> result, std::span<const std::uint8_t> data,
+                      const cache::AnswerBasis& deps) const {
+  const std::size_t padded = data.size() + (4 - data.size() % 4) % 4;  // XDR: to 4 bytes
+  if (!deps.keepable() || key.size() + result.size() + padded > kInlineBytes) return;
   Slot& slot = Table::place(Table::set_of(hash), id_, hash, holding(key));
   slot.epoch = epoch;
   slot.uses = 0;
   slot.key_bytes = static_cast<std::uint16_t>(key.size());
-  slot.result_bytes = static_cast<std::uint16_t>(result.size());
-  std::memcpy(slot.bytes.data(), key.data(), key.size());
-  std::memcpy(slot.bytes.data() + key.size(), result.data(), result.size());
+  slot.result_bytes = static_cast<std::uint16_t>(result.size() + padded);
+  char* at = slot.bytes.data();
+  std::memcpy(at, key.data(), key.size());
+  at += key.size();
+  if (!result.empty()) std::memcpy(at, result.data(), result.size());
+  at += result.size();
+  if (!data.empty()) std::memcpy(at, data.data(), data.size());
+  std::memset(at + data.size(), 0, padded - data.size());
   slot.deps = deps;
 }
 

@@ -84,9 +84,11 @@ class AnswerMemo {
   /// The epoch to record an answer under: read before it is built, so that an
   /// answer built while a reload ran is never kept as the new configuration's.
   std::uint64_t epoch() const { return epoch_.load(std::memory_order_acquire); }
-  /// Keeps `result` (the encoded result, no RPC header) for `key` when `deps` allows.
+  /// Keeps `result` (the encoded result, no RPC header) for `key` when `deps` allows
+  /// and it fits; `data`, when not empty, is a READ's data that the encoding left
+  /// apart (ReplyRecord::data): kept after `result`, with its XDR padding.
   void keep(std::size_t hash, std::string_view key, std::uint64_t epoch, std::span<const std::uint8_t> result,
-            const cache::AnswerBasis& deps) const;
+            std::span<const std::uint8_t> data, const cache::AnswerBasis& deps) const;
 
   /// What a set of the per-thread table costs (the slots own nothing on the heap).
   static cache::MemoShape shape();

@@ -147,10 +147,12 @@ std::optional<Finished> Dispatcher::begin(const Procedure& proc, const CallHeade
     rest.emplace(std::move(*begun.rest));
     return std::nullopt;
   }
-  // Kept only when the layer that built it vouched for it, and when the whole
-  // result is in `out` (a READ's data is apart, in reply.data).
-  if (memo_hash && begun.done->outcome == Outcome::Success && reply.data.empty())
-    memo_.keep(*memo_hash, key, epoch, std::span<const std::uint8_t>(out).subspan(header_end), begun.basis);
+  // Kept only when the layer that built it vouched for it. A READ's data is apart,
+  // in reply.data: kept after the rest of the result (when it all fits), and a
+  // copy given again is one flat reply.
+  if (memo_hash && begun.done->outcome == Outcome::Success)
+    memo_.keep(*memo_hash, key, epoch, std::span<const std::uint8_t>(out).subspan(header_end),
+               std::span<const std::uint8_t>(reply.data.data(), reply.data.size()), begun.basis);
   return begun.done;
 }
 
@@ -205,9 +207,10 @@ Awaitable<ReplyRecord> Dispatcher::dispatch(std::span<const std::uint8_t> record
     // load while the credential is decoded.
     std::optional<std::size_t> memo_hash;
     // Only calls that change nothing and whose results are small (no ResultSize:
-    // within kSmallResultBytes) can have a kept answer: a READ's or a listing's
-    // would not fit inline, so they pay no key and no probe.
-    if (memo_on_ && proc.begin && (proc.flags & flags::Mutates) == 0 && proc.result_size == nullptr) {
+    // within kSmallResultBytes), or may be (a READ of a small file), can have a
+    // kept answer: a listing's would not fit inline, so it pays no key and no probe.
+    if (memo_on_ && proc.begin && (proc.flags & flags::Mutates) == 0 &&
+        (proc.result_size == nullptr || proc.kept_when_small)) {
       memo_hash = AnswerMemo::call_hash(h.prog, h.vers, h.proc, r.rest());
       memo_.prefetch(*memo_hash);
     }

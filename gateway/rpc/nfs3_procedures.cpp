@@ -100,10 +100,10 @@ ProgramVersion make_nfs3_table(Nfs3Program& p) {
   t.procedures.resize(nfs3::kProcCount);
   // Name and flags come from kNfs3Procedures (nfs3_procedure_info.h), shared with
   // the forwarder; only the handler is chosen here.
-  auto set = [&](Proc proc, Begin begin, ResultSize size = nullptr) {
+  auto set = [&](Proc proc, Begin begin, ResultSize size = nullptr, bool kept_when_small = false) {
     const Nfs3ProcedureInfo& info = nfs3_procedure(proc);
     Procedure& p = t.procedures[static_cast<std::uint32_t>(proc)];
-    p = Procedure{info.name, info.flags, nullptr, std::move(begin), size};
+    p = Procedure{info.name, info.flags, nullptr, std::move(begin), size, kept_when_small};
   };
   t.procedures[static_cast<std::uint32_t>(Proc::Null)] = Procedure{
       nfs3_procedure(Proc::Null).name, nfs3_procedure(Proc::Null).flags,
@@ -118,7 +118,9 @@ ProgramVersion make_nfs3_table(Nfs3Program& p) {
   set(Proc::Lookup, typed(p, &Nfs3Program::lookup_now, &Nfs3Program::lookup));
   set(Proc::Access, typed(p, &Nfs3Program::access_now, &Nfs3Program::access));
   set(Proc::Readlink, typed(p, &Nfs3Program::readlink_now, &Nfs3Program::readlink), readlink_result_size);
-  set(Proc::Read, typed(p, &Nfs3Program::read_now, &Nfs3Program::read), read_result_size);
+  // A READ of a small file answered from memory may be kept (its data within the
+  // answer memo's slot).
+  set(Proc::Read, typed(p, &Nfs3Program::read_now, &Nfs3Program::read), read_result_size, true);
   set(Proc::Write, typed(p, &Nfs3Program::write_now, &Nfs3Program::write));
   set(Proc::Create, typed(p, &Nfs3Program::create_now, &Nfs3Program::create));
   set(Proc::Mkdir, typed(p, &Nfs3Program::mkdir_now, &Nfs3Program::mkdir));

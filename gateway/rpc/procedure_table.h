@@ -78,6 +78,10 @@ struct Procedure {
   Handler handler = nullptr;  // a procedure without an answer step (MOUNT)
   Begin begin = nullptr;      // a procedure with one (NFS): used instead of `handler`
   ResultSize result_size = nullptr;  // optional: kSmallResultBytes when absent
+  /// Its answers given at once may be kept (answer_memo.h) although its results
+  /// can be large (a READ of a small file): only the ones that fit are. Procedures
+  /// without a ResultSize always may; others (listings) never are.
+  bool kept_when_small = false;
 };
 
 struct ProgramVersion {

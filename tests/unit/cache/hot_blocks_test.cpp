@@ -97,6 +97,32 @@ TEST(HotBlocks, AFileHoldsAtMostHalfAShard) {
   EXPECT_TRUE(hot.find(fkey(1), 9, st)) << "the block just kept stays";
 }
 
+// Every forget moves the file's change counter (an answer built from its blocks
+// rests on it), whether the tier keeps copies or not; finding and keeping do not.
+TEST(HotBlocks, ItsWatchMovesOnEveryForgetOnly) {
+  for (const std::size_t budget : {std::size_t{1} << 20, std::size_t{0}}) {
+    SCOPED_TRACE("budget " + std::to_string(budget));
+    HotBlocks hot(budget);
+    const Stamp st = data_stamp(100, 1);
+    auto holds = [](const Watch& w) { return w.counter->load() == w.seen; };
+    Watch w = hot.watch(fkey(1));
+    hot.keep(fkey(1), 0, st, bytes_of(100, 1), 0);
+    (void)hot.find(fkey(1), 0, st);
+    std::string out(10, '\0');
+    (void)hot.copy_out(fkey(1), 0, st, 100, 5, out);
+    hot.touched(fkey(1), 5);
+    EXPECT_TRUE(holds(w)) << "keep, find, copy_out and touched change no block";
+    hot.forget_block(fkey(1), 3);  // even one it does not hold: the store's block changes
+    EXPECT_FALSE(holds(w));
+    w = hot.watch(fkey(1));
+    hot.forget_file(fkey(1));
+    EXPECT_FALSE(holds(w));
+    w = hot.watch(fkey(1));
+    hot.forget_all();
+    EXPECT_FALSE(holds(w));
+  }
+}
+
 // ---- the store with and without it -------------------------------------------------
 
 constexpr std::uint32_t kBlock = 4096;
@@ -136,6 +162,29 @@ TEST(HotBlocksInTheStore, AnswersExactlyAsTheStoreWithoutIt) {
   auto block_length = [](const Stamp& st, std::uint64_t index) -> std::uint64_t {
     const std::uint64_t start = index * kBlock;
     return st.size > start ? std::min<std::uint64_t>(kBlock, st.size - start) : kBlock;
+  };
+  // Answers built from blocks read at once (a READ step's), with what they rest on:
+  // while its basis holds, the store must still hold the same bytes (a change of a
+  // file's blocks that does not move its counter would leave a kept READ answer
+  // stale). Checked after every step, on both stores.
+  struct Kept {
+    BlockStore* store;
+    ObjectKey file;
+    Stamp stamp;
+    std::uint64_t index, from;
+    std::string bytes;
+    AnswerBasis basis;
+  };
+  std::vector<Kept> kept;
+  std::size_t kept_checks = 0;
+  auto check_kept = [&] {
+    std::erase_if(kept, [](const Kept& k) { return !k.basis.still_holds(); });
+    for (const Kept& k : kept) {
+      const auto block = k.store->read(k.file, k.stamp, k.index);
+      ASSERT_TRUE(block.has_value()) << "a block gone while an answer built from it holds";
+      EXPECT_EQ(block->substr(k.from, k.bytes.size()), k.bytes) << "changed while an answer holds";
+      ++kept_checks;
+    }
   };
   std::uint32_t seed = 1;
   int reads = 0;
@@ -199,15 +248,25 @@ TEST(HotBlocksInTheStore, AnswersExactlyAsTheStoreWithoutIt) {
         const std::uint64_t from = pick(static_cast<int>(length));
         const std::uint64_t n = 1 + pick(static_cast<int>(length - from));
         std::string a(n, 'a'), b(n, 'b');
-        const auto ra = p.hot->read_now(file, st, index, BlockStore::Part{length, from, a});
-        const auto rb = p.plain->read_now(file, st, index, BlockStore::Part{length, from, b});
+        AnswerBasis ba, bb;
+        ba.vouch();
+        bb.vouch();
+        const auto ra = p.hot->read_now(file, st, index, BlockStore::Part{length, from, a}, ba);
+        const auto rb = p.plain->read_now(file, st, index, BlockStore::Part{length, from, b}, bb);
         EXPECT_EQ(ra, rb);
         if (ra == BlockStore::Now::Hit && rb == BlockStore::Now::Hit) EXPECT_EQ(a, b);
+        if (kept.size() < 64) {
+          if (ra == BlockStore::Now::Hit && ba.keepable()) kept.push_back({p.hot.get(), file, st, index, from, a, ba});
+          if (rb == BlockStore::Now::Hit && bb.keepable()) kept.push_back({p.plain.get(), file, st, index, from, b, bb});
+        }
         break;
       }
     }
+    check_kept();
     if (::testing::Test::HasFailure()) return;
   }
+  // Positive control: answers were kept and checked while they held.
+  EXPECT_GT(kept_checks, 1000u);
   const BlockUsage h = p.hot->usage(), n = p.plain->usage();
   EXPECT_EQ(h.read_hits, n.read_hits);
   EXPECT_EQ(h.read_misses, n.read_misses);

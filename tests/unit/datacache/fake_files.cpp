@@ -53,6 +53,7 @@ const FakeFiles::Node* FakeFiles::find(const nfs3::FileHandle& fh) const {
 }
 
 void FakeFiles::changed(Node& n, std::size_t size) {
+  ++changes_;
   n.data.resize(size);
   n.attr.size = n.attr.used = size;
   n.attr.mtime = n.attr.ctime = tick();
@@ -72,6 +73,7 @@ void FakeFiles::restart(const nfs3::FileHandle& fh, std::string data) {
   if (n == nullptr) throw std::invalid_argument("FakeFiles::restart: no such file");
   n->data = std::move(data);
   ++verf_[0];
+  ++changes_;
 }
 
 nfs3::WriteVerf FakeFiles::verifier() const {
@@ -106,6 +108,7 @@ void FakeFiles::set_short_reads(bool on) {
 void FakeFiles::refuse_read(std::uint32_t uid) {
   std::lock_guard lock(mu_);
   refused_.insert(uid);
+  ++changes_;
 }
 void FakeFiles::fail(Proc p, std::size_t times, Status status, bool gateway_status) {
   std::lock_guard lock(mu_);
@@ -264,6 +267,8 @@ Now<nfs3::GetattrRes> FakeFiles::getattr_now(const CallContext& ctx, const nfs3:
   auto now = Now<nfs3::GetattrRes>::for_call(ctx);
   now.res.emplace().attributes = n->attr;
   now.basis.count(step_answers_);
+  now.basis.rests_on({&changes_, changes_.load()});
+  now.basis.vouch();
   return now;
 }
 
@@ -274,6 +279,8 @@ Now<nfs3::AccessRes> FakeFiles::access_now(const CallContext& ctx, const nfs3::A
   auto now = Now<nfs3::AccessRes>::for_call(ctx);
   now.res = do_access(ctx.cred, args);
   now.basis.count(step_answers_);
+  now.basis.rests_on({&changes_, changes_.load()});
+  now.basis.vouch();
   return now;
 }
 

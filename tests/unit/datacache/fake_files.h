@@ -157,6 +157,9 @@ class FakeFiles final : public Nfs3Program {
   std::array<std::size_t, nfs3::kProcCount> calls_{};
   std::atomic<bool> answer_steps_{false};
   std::atomic<std::uint64_t> step_answers_{0};
+  /// Moved by every change of a file: what its step answers rest on (they vouch
+  /// for them, as a cache layer below would).
+  std::atomic<std::uint64_t> changes_{0};
   std::array<Failure, nfs3::kProcCount> failures_{};
   nfsgw::test::CallGates gates_;
 };

@@ -25,9 +25,10 @@ class FlakyStore final : public cache::BlockStore {
     return inner_->read(f, s, i);
   }
   using BlockStore::read_now;
-  Now read_now(const cache::ObjectKey& f, const cache::Stamp& s, std::uint64_t i, Part part) override {
+  Now read_now(const cache::ObjectKey& f, const cache::Stamp& s, std::uint64_t i, Part part,
+               cache::AnswerBasis& basis) override {
     if (fail_reads) return Now::WouldWait;  // the failing disk shows in read()
-    return inner_->read_now(f, s, i, part);
+    return inner_->read_now(f, s, i, part, basis);
   }
   bool no_blocks_now(const cache::ObjectKey& f) override { return inner_->no_blocks_now(f); }
   bool contains(const cache::ObjectKey& f, const cache::Stamp& s, std::uint64_t i) override {

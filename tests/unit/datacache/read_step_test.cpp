@@ -47,7 +47,70 @@ TEST_F(ReadStepTest, ACachedBlockIsAnsweredAtOnceAndCountedOnce) {
   EXPECT_EQ(after.read_hits, before.read_hits + 1);
   EXPECT_EQ(after.bytes_from_cache, before.bytes_from_cache + 100);
   EXPECT_EQ(origin.step_answers(), steps_before + 2) << "the GETATTR and ACCESS it used, counted once each";
-  EXPECT_FALSE(now.basis.keepable()) << "block bytes have no watch: never kept by the answer memo";
+}
+
+// An answer of a file of one block rests on what the layer below's GETATTR and
+// ACCESS rest on and on the file's blocks; a copy given again counts as the READ
+// it stands for.
+TEST_F(ReadStepTest, AnAnswerRestsOnTheAnswersBelowAndOnTheBlocks) {
+  start_with_steps();
+  const auto f = origin.add_file(pattern(100, 3));
+  ASSERT_EQ(bytes_of(read(f, 0, 4096)), pattern(100, 3));
+  const auto now = read_now(f, 0, 4096);
+  ASSERT_TRUE(now);
+  ASSERT_TRUE(now.basis.keepable());
+  EXPECT_TRUE(now.basis.still_holds());
+
+  // A copy given again counts a READ, a hit, its bytes and the two answers below.
+  const DataCounts before = counts();
+  const std::uint64_t steps_before = origin.step_answers();
+  now.basis.replay_bumps();
+  EXPECT_EQ(counts().reads, before.reads + 1);
+  EXPECT_EQ(counts().read_hits, before.read_hits + 1);
+  EXPECT_EQ(counts().bytes_from_cache, before.bytes_from_cache + 100);
+  EXPECT_EQ(origin.step_answers(), steps_before + 2);
+
+  // The blocks change (here: dropped from the store), the layer below does not.
+  const auto kept = read_now(f, 0, 4096);
+  ASSERT_TRUE(kept);
+  store->drop_file(cache::ObjectKey{kExport, f});
+  EXPECT_FALSE(kept.basis.still_holds()) << "rests on the file's blocks";
+
+  // The layer below's answers change (the caller's permission), the blocks do not.
+  ASSERT_EQ(bytes_of(read(f, 0, 4096)), pattern(100, 3));
+  const auto again = read_now(f, 0, 4096);
+  ASSERT_TRUE(again);
+  ASSERT_TRUE(again.basis.still_holds()) << "positive control";
+  origin.refuse_read(kUser);
+  EXPECT_FALSE(again.basis.still_holds()) << "rests on the GETATTR and ACCESS answers below";
+}
+
+TEST_F(ReadStepTest, AWriteThroughTheCacheVoidsAnswersOfTheFile) {
+  start_with_steps();
+  const auto f = origin.add_file(pattern(100, 3));
+  ASSERT_EQ(bytes_of(read(f, 0, 4096)), pattern(100, 3));
+  const auto now = read_now(f, 0, 4096);
+  ASSERT_TRUE(now);
+  ASSERT_TRUE(now.basis.still_holds());
+  ASSERT_EQ(write(f, 10, "changed").status, Status::Ok);
+  EXPECT_FALSE(now.basis.still_holds());
+}
+
+TEST_F(ReadStepTest, AnAnswerOfAFileWithReadAheadIsNotKept) {
+  settings.readahead_bytes = 2 * kBlock;
+  start_with_steps();
+  const auto small = origin.add_file(pattern(100, 1));
+  const auto big = origin.add_file(pattern(2 * kBlock, 2));
+  ASSERT_EQ(read(small, 0, 100).status, Status::Ok);
+  ASSERT_EQ(read(big, 0, kBlock).status, Status::Ok);
+  ASSERT_EQ(read(big, kBlock, kBlock).status, Status::Ok);
+  quiesce();
+  const auto one_block = read_now(small, 0, 100);
+  ASSERT_TRUE(one_block);
+  EXPECT_TRUE(one_block.basis.keepable()) << "positive control";
+  const auto two_blocks = read_now(big, 0, kBlock);
+  ASSERT_TRUE(two_blocks);
+  EXPECT_FALSE(two_blocks.basis.keepable()) << "its READs are tracked for read-ahead";
 }
 
 TEST_F(ReadStepTest, ABlockNotCachedPassesAndCountsNothing) {

@@ -49,6 +49,28 @@ class RecordingProgram : public FakeNfs3Program {
     res.attributes.size = args.object.view().size();
     return now;
   }
+
+  /// A READ answered at once: `read_bytes` bytes of data (a file that small), on
+  /// the same counter, window and vouch as GETATTR's.
+  std::size_t read_bytes = 100;
+  unsigned reads_built = 0;
+  Now<nfs3::ReadRes> read_now(const CallContext& ctx, const nfs3::ReadArgs&) override {
+    ++reads_built;
+    Now<nfs3::ReadRes> now{std::nullopt, cache::AnswerBasis(ctx.refresh_records)};
+    const std::uint64_t version = shard.load();
+    now.basis.rests_on(cache::Watch{&shard, version});
+    now.basis.until(clock, window_end);
+    now.basis.count(hits);
+    if (vouch) now.basis.vouch();
+    nfs3::ReadRes& res = now.res.emplace();
+    std::string data(read_bytes, '\0');
+    for (std::size_t i = 0; i < data.size(); ++i) data[i] = static_cast<char>('a' + (i + version) % 26);
+    res.data = nfs3::Payload(data.begin(), data.end());
+    res.count = static_cast<std::uint32_t>(data.size());
+    res.eof = true;
+    res.file_attributes.emplace().fileid = 1000 + version;
+    return now;
+  }
 };
 
 class AnswerMemoTest : public ::testing::Test {
@@ -72,10 +94,32 @@ class AnswerMemoTest : public ::testing::Test {
     return decode_result<nfs3::GetattrRes>(rep.body).attributes.fileid;
   }
 
+  /// READ of 4 KiB at offset 0 of `handle`; returns the reply's data.
+  std::string read(std::vector<std::uint8_t> handle = {1, 2, 3}) {
+    CallSpec s;
+    s.prog = nfs3::kProgram;
+    s.vers = nfs3::kVersion;
+    s.proc = static_cast<std::uint32_t>(nfs3::Proc::Read);
+    s.xid = ++xid;
+    s.cred = auth_sys(1000, 100);
+    nfs3::ReadArgs args;
+    args.file = nfs3::FileHandle(std::span<const std::uint8_t>(handle));
+    args.offset = 0;
+    args.count = 4096;
+    const auto record = run_awaitable(dispatcher.dispatch(call_record(s, args), "10.0.0.1")).flat();
+    last_reply.assign(record.begin() + 8, record.end());  // after the record mark and xid
+    const Reply rep = parse_reply(record);
+    EXPECT_EQ(rep.header.xid, xid);
+    const auto res = decode_result<nfs3::ReadRes>(rep.body);
+    EXPECT_EQ(res.count, res.data.size());
+    return std::string(res.data.begin(), res.data.end());
+  }
+
   RecordingProgram program;
   rpc::Dispatcher dispatcher;
   std::uint32_t xid = 0x100;
   std::vector<std::uint8_t> last_body;
+  std::vector<std::uint8_t> last_reply;  // a READ's whole reply but its xid
 };
 
 TEST_F(AnswerMemoTest, TheSameCallAgainGetsACopyCountedAsTheAnswer) {
@@ -223,6 +267,28 @@ TEST_F(AnswerMemoTest, TwoDispatchersNeverShareAnswers) {
   args.object = nfs3::FileHandle(std::span<const std::uint8_t>(handle));
   (void)run_awaitable(other.dispatch(call_record(s, args), "10.0.0.1"));
   EXPECT_EQ(other_program.built, 1u) << "the same call to another dispatcher was answered from the first's memo";
+}
+
+// A READ's data travels apart from the rest of its result (ReplyRecord::data): a
+// small one is kept with it, and a copy is the same reply in one piece, with the
+// data's XDR padding (101 bytes: 3 of padding).
+TEST_F(AnswerMemoTest, ASmallReadIsKeptWithItsDataAndALargeOneIsNot) {
+  program.read_bytes = 101;
+  const std::string first = read();
+  ASSERT_EQ(first.size(), 101u);
+  const auto first_body = last_reply;
+  EXPECT_EQ(read(), first);
+  EXPECT_EQ(last_reply, first_body) << "the copy is the same reply, padding included";
+  EXPECT_EQ(program.reads_built, 1u) << "built once, then copied";
+  EXPECT_EQ(program.hits.load(), 2u);
+  ++program.shard;  // what it rests on moves: built again
+  EXPECT_NE(read(), first);
+  EXPECT_EQ(program.reads_built, 2u);
+
+  program.read_bytes = rpc::AnswerMemo::kInlineBytes;  // its data alone fills the slot
+  read({4, 5, 6});
+  read({4, 5, 6});
+  EXPECT_EQ(program.reads_built, 4u) << "too large to keep inline: built each time";
 }
 
 }  // namespace
