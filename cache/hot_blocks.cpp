@@ -19,38 +19,40 @@ void HotBlocks::add_bytes(Shard& s, File& f, std::ptrdiff_t n) {
   bytes_.fetch_add(static_cast<std::size_t>(n), std::memory_order_relaxed);  // wraps for n < 0
 }
 
-HotBlocks::Copy HotBlocks::find(std::string_view fkey, std::uint64_t index, const Stamp& stamp) {
-  if (!enabled()) return {};
+template <typename Use>
+bool HotBlocks::with_copy(std::string_view fkey, std::uint64_t index, const Stamp& stamp, Use&& use) {
+  if (!enabled()) return false;
   Shard& s = shard_of(fkey);
   std::lock_guard lock(s.mu);
   const auto it = s.files.find(fkey);
-  if (it == s.files.end()) return {};
+  if (it == s.files.end()) return false;
   File& f = *it->second;
-  if (!(f.stamp == stamp)) return {};
+  if (!(f.stamp == stamp)) return false;
   const auto b = f.blocks.find(index);
-  if (b == f.blocks.end()) return {};
+  if (b == f.blocks.end()) return false;
   f.referenced = true;  // moved to the front only when eviction comes by (CLOCK)
   hits_.fetch_add(1, std::memory_order_relaxed);
-  return {b->second, f.last_used};
+  use(b->second, f.last_used);
+  return true;
+}
+
+HotBlocks::Copy HotBlocks::find(std::string_view fkey, std::uint64_t index, const Stamp& stamp) {
+  Copy copy;
+  with_copy(fkey, index, stamp, [&copy](const std::shared_ptr<const std::string>& bytes, Millis last_used) {
+    copy = {bytes, last_used};
+  });
+  return copy;
 }
 
 HotBlocks::Found HotBlocks::copy_out(std::string_view fkey, std::uint64_t index, const Stamp& stamp,
                                      std::size_t length, std::size_t from, std::span<char> out) {
-  if (!enabled()) return {};
-  Shard& s = shard_of(fkey);
-  std::lock_guard lock(s.mu);
-  const auto it = s.files.find(fkey);
-  if (it == s.files.end()) return {};
-  File& f = *it->second;
-  if (!(f.stamp == stamp)) return {};
-  const auto b = f.blocks.find(index);
-  if (b == f.blocks.end()) return {};
-  f.referenced = true;
-  hits_.fetch_add(1, std::memory_order_relaxed);
-  const std::string& bytes = *b->second;
-  if (bytes.size() == length && from <= length && out.size() <= length - from)
-    std::memcpy(out.data(), bytes.data() + from, out.size());
-  return {true, bytes.size(), f.last_used};
+  Found found;
+  with_copy(fkey, index, stamp, [&](const std::shared_ptr<const std::string>& bytes, Millis last_used) {
+    if (bytes->size() == length && from <= length && out.size() <= length - from)
+      std::memcpy(out.data(), bytes->data() + from, out.size());
+    found = {true, bytes->size(), last_used};
+  });
+  return found;
 }
 
 void HotBlocks::keep(std::string_view fkey, std::uint64_t index, const Stamp& stamp,

@@ -125,6 +125,11 @@ class HotBlocks {
   };
 
   Shard& shard_of(std::string_view fkey);
+  /// Runs `use(bytes, last_used)` on the copy of block `index` of `fkey` kept under
+  /// `stamp`, with its shard's lock held, and marks the file found; false when
+  /// there is none.
+  template <typename Use>
+  bool with_copy(std::string_view fkey, std::uint64_t index, const Stamp& stamp, Use&& use);
   /// Removes a file's copies from `s` (its lock held); `drop` also the file.
   void clear_blocks(Shard& s, File& f);
   void erase(Shard& s, File* f);

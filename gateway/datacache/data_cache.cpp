@@ -67,7 +67,7 @@ Awaitable<nfs3::CommitRes> DataCache::commit(const CallContext& ctx, nfs3::Commi
 // ---- changes ---------------------------------------------------------------------
 
 Awaitable<nfs3::WriteRes> DataCache::write(const CallContext& ctx, nfs3::WriteArgs args) {
-  DataStats::bump(stats_.write_through);
+  stats_.bump(DataStats::WriteThrough);
   const nfs3::FileHandle fh = args.file;
   const std::uint64_t offset = args.offset;
   // The one copy of the payload: what patches the cached blocks once the origin
@@ -104,7 +104,7 @@ Awaitable<nfs3::WriteRes> DataCache::write(const CallContext& ctx, nfs3::WriteAr
     bool failed = false;
     try {
       auto patch = patch_blocks(fh, v->before, v->after, offset, std::move(data));
-      if (co_await std::move(patch)) DataStats::bump(stats_.blocks_patched);
+      if (co_await std::move(patch)) stats_.bump(DataStats::BlocksPatched);
     } catch (const cache::BlockStoreError& e) {
       store_failed(e);
       failed = true;
@@ -140,7 +140,7 @@ Awaitable<nfs3::SetattrRes> DataCache::setattr(const CallContext& ctx, nfs3::Set
 // ---- dropping ----------------------------------------------------------------------
 
 void DataCache::drop_file(const nfs3::FileHandle& origin) {
-  DataStats::bump(stats_.files_dropped);
+  stats_.bump(DataStats::FilesDropped);
   read_ahead_.forget(origin);
   pool_.post([this, k = key(origin)] { drop_blocking(k); });
 }
@@ -183,7 +183,7 @@ void DataCache::store_worked() {
 }
 
 void DataCache::store_failed(const std::exception& e) {
-  DataStats::bump(stats_.store_errors);
+  stats_.bump(DataStats::StoreErrors);
   if (!store_error_logged_.exchange(true))
     spdlog::warn("data cache, export {:#x}: block store error, served from the origin instead "
                  "(logged once until it works again): {}",

@@ -105,9 +105,9 @@ Now<nfs3::ReadRes> DataCache::read_now(const CallContext& ctx, const nfs3::ReadA
   // blocks (their change counter, added by the store above).
   now.basis.merge(attrs.basis);
   now.basis.merge(granted.basis);
-  now.basis.count(stats_.reads);
-  now.basis.count(stats_.read_hits);
-  now.basis.count(stats_.bytes_from_cache, res.count);
+  now.basis.count(stats_.mine(DataStats::Reads));
+  now.basis.count(stats_.mine(DataStats::ReadHits));
+  now.basis.count(stats_.mine(DataStats::BytesFromCache), res.count);
   now.basis.vouch();
   // A file with read-ahead keeps track of its READs (read_ahead.h): a copy given
   // again would skip that. Only files of one block or less are kept.
@@ -116,7 +116,7 @@ Now<nfs3::ReadRes> DataCache::read_now(const CallContext& ctx, const nfs3::ReadA
 }
 
 Awaitable<nfs3::ReadRes> DataCache::read(const CallContext& ctx, nfs3::ReadArgs args) {
-  DataStats::bump(stats_.reads);
+  stats_.bump(DataStats::Reads);
   std::optional<nfs3::ReadRes> served;
   try {
     auto cached = read_cached(ctx, args);
@@ -125,7 +125,7 @@ Awaitable<nfs3::ReadRes> DataCache::read(const CallContext& ctx, nfs3::ReadArgs 
     store_failed(e);
   }
   if (served) co_return std::move(*served);
-  DataStats::bump(stats_.forwarded);
+  stats_.bump(DataStats::Forwarded);
   co_return co_await next_.read(ctx, std::move(args));
 }
 
@@ -196,7 +196,7 @@ Awaitable<std::optional<nfs3::ReadRes>> DataCache::read_cached(const CallContext
       if (f.refusal) {
         // The origin's own answer to the fetcher; one who joined asks for itself.
         if (joined) co_return std::nullopt;
-        DataStats::bump(stats_.forwarded);
+        stats_.bump(DataStats::Forwarded);
         co_return std::move(*f.refusal);
       }
       if (!f.bytes || f.bytes->size() != w.part.length) co_return std::nullopt;
@@ -207,8 +207,8 @@ Awaitable<std::optional<nfs3::ReadRes>> DataCache::read_cached(const CallContext
   }
   res.count = static_cast<std::uint32_t>(r.end - r.offset);
   res.eof = r.end >= a.size;
-  DataStats::bump(missed ? stats_.read_misses : stats_.read_hits);
-  DataStats::bump(stats_.bytes_from_cache, from_cache);
+  stats_.bump(missed ? DataStats::ReadMisses : DataStats::ReadHits);
+  stats_.bump(DataStats::BytesFromCache, from_cache);
   co_return res;
 }
 
@@ -250,8 +250,8 @@ Awaitable<DataCache::Fetched> DataCache::fetch_block(CallContext ctx, nfs3::File
     pos += got;  // a short reply before the end: ask for the rest
   }
   if (bytes->size() != end - start) co_return Fetched{};
-  DataStats::bump(stats_.blocks_fetched);
-  DataStats::bump(stats_.bytes_fetched, bytes->size());
+  stats_.bump(DataStats::BlocksFetched);
+  stats_.bump(DataStats::BytesFetched, bytes->size());
   // The file changed while it was read: these bytes belong to no version the READ
   // was decided with (cut to the old size they mix two), so the READ goes to the
   // origin instead. Found by nfsgw-difftest (docs/difftest.md).
@@ -306,7 +306,7 @@ Awaitable<void> DataCache::read_ahead(CallContext ctx, nfs3::FileHandle fh, cach
     bool joined = false;
     auto fetch = block_from_origin(ctx, fh, stamp, index, &joined);
     Fetched f = co_await std::move(fetch);
-    if (f.bytes && !joined) DataStats::bump(stats_.blocks_read_ahead);
+    if (f.bytes && !joined) stats_.bump(DataStats::BlocksReadAhead);
   } catch (const cache::BlockStoreError& e) {
     store_failed(e);
   } catch (const std::exception& e) {

@@ -40,7 +40,7 @@ Awaitable<bool> DataCache::restamp_file(const nfs3::FileHandle& fh, const cache:
 }
 
 Awaitable<void> DataCache::drop_now(const nfs3::FileHandle& fh) {
-  DataStats::bump(stats_.files_dropped);
+  stats_.bump(DataStats::FilesDropped);
   read_ahead_.forget(fh);
   auto job = [this, k = key(fh)] { drop_blocking(k); };
   return on_pool(pool_, std::move(job));

@@ -2,7 +2,9 @@
 // Relaxed atomics: bumped on the hot path, read rarely.
 #pragma once
 
+#include <array>
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 
 namespace nfsgw::datacache {
@@ -24,20 +26,42 @@ struct DataCounts {
   std::uint64_t store_errors = 0;       // BlockStoreError caught (the call went on without the cache)
 };
 
-/// The live counters of one export.
-struct DataStats {
-  std::atomic<std::uint64_t> reads{0}, read_hits{0}, read_misses{0}, forwarded{0};
-  std::atomic<std::uint64_t> blocks_fetched{0}, bytes_fetched{0}, blocks_read_ahead{0}, bytes_from_cache{0};
-  std::atomic<std::uint64_t> write_through{0}, blocks_patched{0}, files_dropped{0}, store_errors{0};
+/// The live counters of one export, striped by thread like the metadata cache's
+/// (metacache_stats.h): a READ answered at once bumps three of them, and a copy of
+/// it given again by the answer memo (per thread) bumps the same thread's stripe,
+/// so threads do not pass the counters' cache lines back and forth.
+class DataStats {
+ public:
+  enum Field {
+    Reads, ReadHits, ReadMisses, Forwarded, BlocksFetched, BytesFetched, BlocksReadAhead, BytesFromCache,
+    WriteThrough, BlocksPatched, FilesDropped, StoreErrors, kFields
+  };
+  static constexpr std::size_t kStripes = 8;
 
-  static void bump(std::atomic<std::uint64_t>& c, std::uint64_t n = 1) { c.fetch_add(n, std::memory_order_relaxed); }
+  /// This thread's counter of `f`.
+  std::atomic<std::uint64_t>& mine(Field f) { return stripes_[my_stripe()].counts[f]; }
+  void bump(Field f, std::uint64_t n = 1) { mine(f).fetch_add(n, std::memory_order_relaxed); }
 
   DataCounts snapshot() const {
-    auto v = [](const std::atomic<std::uint64_t>& c) { return c.load(std::memory_order_relaxed); };
-    return {v(reads),          v(read_hits),         v(read_misses),      v(forwarded),
-            v(blocks_fetched), v(bytes_fetched),     v(blocks_read_ahead), v(bytes_from_cache),
-            v(write_through),  v(blocks_patched),    v(files_dropped),    v(store_errors)};
+    std::array<std::uint64_t, kFields> v{};
+    for (const auto& stripe : stripes_)
+      for (std::size_t f = 0; f < kFields; ++f) v[f] += stripe.counts[f].load(std::memory_order_relaxed);
+    return {v[Reads],          v[ReadHits],     v[ReadMisses],     v[Forwarded],
+            v[BlocksFetched],  v[BytesFetched], v[BlocksReadAhead], v[BytesFromCache],
+            v[WriteThrough],   v[BlocksPatched], v[FilesDropped],   v[StoreErrors]};
   }
+
+ private:
+  struct alignas(64) Stripe {
+    std::array<std::atomic<std::uint64_t>, kFields> counts{};
+  };
+  /// This thread's stripe: threads take them in turn.
+  static std::size_t my_stripe() {
+    static std::atomic<std::size_t> next{0};
+    thread_local const std::size_t mine = next.fetch_add(1, std::memory_order_relaxed) % kStripes;
+    return mine;
+  }
+  std::array<Stripe, kStripes> stripes_{};
 };
 
 }  // namespace nfsgw::datacache

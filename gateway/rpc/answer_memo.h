@@ -9,7 +9,9 @@
 // (cache/answer_basis.h): the change counters of the store shards it read, the end
 // of the earliest window it relied on, and the counters it bumped. A call with the
 // same key gets a copy while no watched counter moved and no window ended, counted
-// as the answer it stands for. Only answers a cache layer vouched for are kept
+// as the answer it stands for. A READ of a small file is kept the same way (its data,
+// which the reply carries apart, copied in after the rest of the result) when it
+// all fits a slot. Only answers a cache layer vouched for are kept
 // (never a refusal or an origin's answer), and nothing of strict exports (they
 // never answer at once). What no record holds (exports, squash, handle secret) is
 // watched by an epoch that forget_all() moves: a reload calls it.

@@ -15,7 +15,7 @@ TEST_F(SingleFetchTest, HundredConcurrentColdReadsOfOneBlockMakeOneFetch) {
   origin.hold(Proc::Read);
   std::vector<std::future<nfs3::ReadRes>> readers;
   for (std::uint32_t i = 0; i < 100; ++i) readers.push_back(spawn(read_call(f, i * 40, 40, as(kUser + i))));
-  pump_until([&] { return origin.held(Proc::Read) == 1 && layer->stats().reads.load() == 100; });
+  pump_until([&] { return origin.held(Proc::Read) == 1 && layer->stats().snapshot().reads == 100; });
   for (int i = 0; i < 200; ++i) {  // let the others find the block missing and join the fetch
     io.restart();
     io.run_for(1ms);

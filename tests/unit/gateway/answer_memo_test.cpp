@@ -78,17 +78,25 @@ class AnswerMemoTest : public ::testing::Test {
   AnswerMemoTest() { dispatcher.add(rpc::make_nfs3_table(program)); }
 
   /// GETATTR of `handle` as `uid` from `peer`; returns the result's fileid.
-  std::uint64_t getattr(std::vector<std::uint8_t> handle = {1, 2, 3}, std::uint32_t uid = 1000,
-                        const std::string& peer = "10.0.0.1", std::vector<std::uint32_t> gids = {}) {
+  /// One NFS call of `proc` through the dispatcher, as `uid` from `peer`: its whole
+  /// reply record.
+  template <typename Args>
+  std::vector<std::uint8_t> call(nfs3::Proc proc, const Args& args, std::uint32_t uid = 1000,
+                                 const std::string& peer = "10.0.0.1", std::vector<std::uint32_t> gids = {}) {
     CallSpec s;
     s.prog = nfs3::kProgram;
     s.vers = nfs3::kVersion;
-    s.proc = static_cast<std::uint32_t>(nfs3::Proc::Getattr);
+    s.proc = static_cast<std::uint32_t>(proc);
     s.xid = ++xid;
     s.cred = auth_sys(uid, 100, std::move(gids));
+    return run_awaitable(dispatcher.dispatch(call_record(s, args), peer)).flat();
+  }
+
+  std::uint64_t getattr(std::vector<std::uint8_t> handle = {1, 2, 3}, std::uint32_t uid = 1000,
+                        const std::string& peer = "10.0.0.1", std::vector<std::uint32_t> gids = {}) {
     nfs3::GetattrArgs args;
     args.object = nfs3::FileHandle(std::span<const std::uint8_t>(handle));
-    const Reply rep = parse_reply(run_awaitable(dispatcher.dispatch(call_record(s, args), peer)).flat());
+    const Reply rep = parse_reply(call(nfs3::Proc::Getattr, args, uid, peer, std::move(gids)));
     EXPECT_EQ(rep.header.xid, xid) << "a copy carries the call's own xid";
     last_body = rep.body;
     return decode_result<nfs3::GetattrRes>(rep.body).attributes.fileid;
@@ -96,17 +104,11 @@ class AnswerMemoTest : public ::testing::Test {
 
   /// READ of 4 KiB at offset 0 of `handle`; returns the reply's data.
   std::string read(std::vector<std::uint8_t> handle = {1, 2, 3}) {
-    CallSpec s;
-    s.prog = nfs3::kProgram;
-    s.vers = nfs3::kVersion;
-    s.proc = static_cast<std::uint32_t>(nfs3::Proc::Read);
-    s.xid = ++xid;
-    s.cred = auth_sys(1000, 100);
     nfs3::ReadArgs args;
     args.file = nfs3::FileHandle(std::span<const std::uint8_t>(handle));
     args.offset = 0;
     args.count = 4096;
-    const auto record = run_awaitable(dispatcher.dispatch(call_record(s, args), "10.0.0.1")).flat();
+    const auto record = call(nfs3::Proc::Read, args);
     last_reply.assign(record.begin() + 8, record.end());  // after the record mark and xid
     const Reply rep = parse_reply(record);
     EXPECT_EQ(rep.header.xid, xid);
