@@ -92,6 +92,54 @@ TEST(AnswerBasis, CountsOnceAndOnceMoreForEveryReplay) {
   EXPECT_EQ(hits.load(), 3u);
 }
 
+TEST(AnswerBasis, CountsAnAmountAndReplaysIt) {
+  std::atomic<std::uint64_t> bytes{0};
+  AnswerBasis d;
+  d.count(bytes, 100);
+  d.replay_bumps();
+  EXPECT_EQ(bytes.load(), 200u);
+}
+
+// An answer built from answers of a layer below (the data cache's READ from the
+// metadata cache's GETATTR and ACCESS) rests on all they rest on, counts what they
+// count, and is refused when one of them could not be kept.
+TEST(AnswerBasis, AMergedPartBringsItsWatchesWindowAndCountersButBumpsNothingNow) {
+  std::atomic<std::uint64_t> mine{0}, below{0}, calls{0};
+  ManualClock clock(1000);
+  AnswerBasis part(false, /*count_later=*/true);
+  part.rests_on(Watch{&below, 0});
+  part.until(clock, 1200);
+  part.count(calls, 2);
+  part.vouch();
+  AnswerBasis d;
+  d.rests_on(Watch{&mine, 0});
+  d.until(clock, 1500);
+  d.merge(part);
+  d.vouch();
+  ASSERT_TRUE(d.keepable());
+  EXPECT_EQ(d.watches(), 2u);
+  EXPECT_EQ(d.expiry(), 1200) << "the part's earlier window";
+  EXPECT_EQ(calls.load(), 0u) << "merging bumps nothing";
+  d.replay_bumps();
+  EXPECT_EQ(calls.load(), 2u) << "a copy counts what the part counted";
+  ++below;
+  EXPECT_FALSE(d.still_holds()) << "rests on the part's watch";
+
+  AnswerBasis unvouched;
+  AnswerBasis e;
+  e.vouch();
+  e.merge(unvouched);
+  EXPECT_FALSE(e.keepable()) << "built from an answer nobody vouched for";
+  AnswerBasis full;
+  for (std::size_t i = 0; i < AnswerBasis::kMaxBumps; ++i) full.count(calls);
+  full.vouch();
+  AnswerBasis f;
+  f.vouch();
+  f.count(calls);
+  f.merge(full);
+  EXPECT_FALSE(f.keepable()) << "more counters than a basis holds";
+}
+
 TEST(AnswerBasisStore, APeekWatchesItsShardAndAChangeOfTheRecordEndsIt) {
   auto kv = make_memory_store(metadata_families());
   MetadataStore s(*kv, one_shard());
