@@ -8,21 +8,12 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/unit/support/eventually.h"
+
 #include "cache/byte_budget.h"
 
 namespace nfsgw::cache {
 namespace {
-
-/// Spins (yielding, no sleep) until `done` holds, at most 10 s.
-template <typename Pred>
-bool eventually(Pred done) {
-  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (!done()) {
-    if (std::chrono::steady_clock::now() > until) return false;
-    std::this_thread::yield();
-  }
-  return true;
-}
 
 TEST(ByteBudget, ATakerThatDoesNotFitWaitsUntilEnoughIsGivenBack) {
   ByteBudget b(10);
@@ -77,7 +68,7 @@ TEST(ByteBudget, TakeBlockingReturnsOnlyOnceTheBytesFit) {
     b.take_blocking(5);
     returned = true;
   });
-  ASSERT_TRUE(eventually([&] { return b.usage().waits == 1; }));
+  ASSERT_TRUE(nfsgw::test::eventually([&] { return b.usage().waits == 1; }));
   EXPECT_FALSE(returned.load()) << "7 + 5 > 10: it must wait";
   b.release(7);
   t.join();

@@ -3,6 +3,8 @@
 // writer waits once the queue is full, and nothing it was told is kept is lost.
 #include <gtest/gtest.h>
 
+#include "tests/unit/support/eventually.h"
+
 #include <atomic>
 #include <chrono>
 #include <thread>
@@ -18,17 +20,6 @@ using nfsgw::cache::testing::ControlledStore;
 using nfsgw::cache::testing::object;
 
 namespace {
-
-/// Spins (yielding, no sleep) until `done` holds, at most 10 s.
-template <typename Pred>
-bool eventually(Pred done) {
-  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (!done()) {
-    if (std::chrono::steady_clock::now() > until) return false;
-    std::this_thread::yield();
-  }
-  return true;
-}
 
 constexpr std::size_t kPending = 16 << 10;
 constexpr std::uint32_t kWrites = 2000;  // far more than kPending holds
@@ -55,7 +46,7 @@ TEST(MetadataStorePending, WritersWaitWhileTheQueueIsFullAndNothingIsLost) {
       done.fetch_add(1);
     }
   });
-  ASSERT_TRUE(eventually([&] { return s.usage().pending_waits > 0; }) || done.load() == kWrites);
+  ASSERT_TRUE(nfsgw::test::eventually([&] { return s.usage().pending_waits > 0; }) || done.load() == kWrites);
   const auto held = s.usage();
   EXPECT_LT(done.load(), kWrites) << "the disk takes nothing, yet every write went on";
   EXPECT_GT(held.pending_waits, 0u);
