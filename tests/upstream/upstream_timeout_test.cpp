@@ -27,6 +27,7 @@
 
 #include "gateway/upstream/origin_socket.h"
 #include "gateway/upstream/upstream_pool.h"
+#include "tests/support/waiting.h"
 #include "tests/upstream/fake_origin.h"
 
 namespace nfsgw::upstream::test {
