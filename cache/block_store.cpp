@@ -639,7 +639,9 @@ std::unique_ptr<BlockStore> open_file_block_store(const std::string& data_dir, B
   auto files = open_disk_block_files(blocks_dir(data_dir));  // creates data_dir too
   std::unique_ptr<KvStore> kv;
   try {
-    kv = open_rocksdb_store(data_dir + "/index", 16, block_families());
+    kv = open_rocksdb_store(data_dir + "/index",
+                            RocksDbMemory{options.index_memory_bytes, options.index_memory_bytes / 4},
+                            block_families());
   } catch (const std::runtime_error& e) {
     throw BlockStoreError(std::string("data cache index: ") + e.what(), 0);
   }

@@ -68,6 +68,9 @@ struct BlockStoreOptions {
   const Clock* clock = &wall_clock();              // for use times
   /// The hot tier in memory (hot_blocks.h), a share of [cache] memory_mb; 0: none.
   std::uint64_t memory_bytes = 0;
+  /// RocksDB's block cache of the index opened by open_file_block_store(dir, ...),
+  /// its memtables charged to it (a quarter of it flushes them): a share of memory_mb.
+  std::size_t index_memory_bytes = 16u << 20;
 };
 
 struct BlockUsage {

@@ -47,7 +47,15 @@ MemoryBudget split_memory(std::size_t total_bytes, unsigned threads, const std::
   hot_blocks_share = std::clamp(hot_blocks_share, 0.0, 0.5);
   b.hot_blocks = static_cast<std::size_t>(static_cast<double>(total_bytes) * hot_blocks_share);
 
-  const std::size_t taken = b.thread_memos + b.duplicate_cache + b.hot_blocks;
+  // Memory that comes and goes with the work, bounded by these shares (each a
+  // cache::ByteBudget): READ data in flight, the store's queue of writes.
+  b.read_replies = total_bytes / 16;
+  b.read_blocks = total_bytes / 16;
+  b.pending_writes = total_bytes / 32;
+  b.block_index = std::max<std::size_t>(total_bytes / 32, 1u << 20);
+
+  const std::size_t taken =
+      b.thread_memos + b.duplicate_cache + b.hot_blocks + b.block_index + b.read_replies + b.read_blocks + b.pending_writes;
   const std::size_t rest = total_bytes > taken ? total_bytes - taken : 0;
   b.block_cache = rest / 2;
   b.memory_layer = rest - b.block_cache;

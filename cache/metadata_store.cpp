@@ -48,6 +48,7 @@
 #include <condition_variable>
 #include <cstring>
 #include <deque>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <queue>
@@ -58,6 +59,7 @@
 #include <unordered_map>
 
 #include "cache/answer_basis.h"
+#include "cache/byte_budget.h"
 #include "cache/disk_budget.h"
 #include "cache/disk_pool.h"
 #include "cache/key_hash.h"
@@ -179,6 +181,13 @@ struct RangeTombstone {
 
 using Op = MetadataOp;
 
+/// What one queued change holds until it is written: its queue slot, its overlay
+/// entry (node, key), the key again in the op, and the record (the memory layer
+/// may drop its own copy meanwhile; charged again here, so the bound holds then).
+std::size_t pending_charge(std::size_t key_size, std::size_t record) {
+  return sizeof(Op) + 96 + 2 * key_heap(key_size) + record;
+}
+
 constexpr std::uint32_t kTouchAfterSeconds = 60;
 constexpr std::size_t kSweepChunk = 512;
 
@@ -203,6 +212,7 @@ struct MetadataStore::Impl {
         options(with_clocks(o)),
         timers(options.timer_clock),
         budget(o.disk_bytes),
+        pending(o.pending_bytes == 0 ? std::numeric_limits<std::size_t>::max() / 2 : o.pending_bytes),
         health(*timers, options.disk_retry),
         queue(*timers) {
     for (std::size_t k = 0; k < kKindCount; ++k) families[k] = kv.family(metadata_families()[k]);
@@ -284,7 +294,15 @@ struct MetadataStore::Impl {
     if (now < e.used_s + kTouchAfterSeconds) return;
     // A pending write rewrites it anyway; a pending range erase drops it.
     if (sh.overlay.count(e.key) != 0 || range_seq(e.key) != 0) return;
+    // Never waits (a shard lock is held): with the queue full, the record keeps
+    // its older time on disk.
+    const std::size_t charge = pending_charge(e.key.size(), e.size);
+    if (!pending.try_take(charge)) {
+      touches_skipped.fetch_add(1, std::memory_order_relaxed);
+      return;
+    }
     Op op;
+    op.charge = charge;
     op.type = Op::Touch;
     op.kind = static_cast<Kind>(e.kind);
     op.key = std::move(e.key);
@@ -306,10 +324,13 @@ struct MetadataStore::Impl {
   }
 
   /// A change of one record (value nullptr: erase). Shard lock held.
-  void change(Shard& sh, std::string key, Kind kind, std::shared_ptr<const void> value, std::size_t bytes) {
+  /// `charge`: taken from `pending` by the caller.
+  void change(Shard& sh, std::string key, Kind kind, std::shared_ptr<const void> value, std::size_t bytes,
+              std::size_t charge) {
     ++sh.writes;
     const auto now = now_s();
     Op op;
+    op.charge = charge;
     op.type = value ? Op::Put : Op::Erase;
     op.kind = kind;
     op.key = key;
@@ -461,37 +482,54 @@ struct MetadataStore::Impl {
     std::string mk = memory_key(kind, key);
     const std::size_t bytes = record_bytes(value);
     std::shared_ptr<const void> v = std::make_shared<const R>(std::move(value));
+    // Room in the queue first, holding no lock (the writer thread makes it).
+    const std::size_t charge = pending_charge(mk.size(), bytes);
+    pending.take_blocking(charge);
     Shard& sh = shard_of(mk);
     std::lock_guard lock(sh.mu);
-    change(sh, std::move(mk), kind, std::move(v), bytes);
+    change(sh, std::move(mk), kind, std::move(v), bytes, charge);
   }
 
   template <typename R>
   void update(const Key<R>& key, const std::function<std::optional<R>(const R* current)>& decide) {
     constexpr Kind kind = KindOf<R>::value;
     std::string mk = memory_key(kind, key);
+    // Room for a record of its type first (no lock held); set right once decided.
+    const std::size_t guess = pending_charge(mk.size(), sizeof(R));
+    pending.take_blocking(guess);
     Shard& sh = shard_of(mk);
     std::lock_guard lock(sh.mu);
     std::shared_ptr<const void> current;
     if (known(sh, mk, current, false) != Known::Value) current.reset();
     auto next = decide(static_cast<const R*>(current.get()));
-    if (!next) return;
+    if (!next) {
+      pending.release(guess);
+      return;
+    }
     const std::size_t bytes = record_bytes(*next);
-    change(sh, std::move(mk), kind, std::make_shared<const R>(std::move(*next)), bytes);
+    const std::size_t charge = pending_charge(mk.size(), bytes);
+    if (charge > guess) pending.add(charge - guess);  // a listing's entries: past the limit by at most this
+    else pending.release(guess - charge);
+    change(sh, std::move(mk), kind, std::make_shared<const R>(std::move(*next)), bytes, charge);
   }
 
   template <typename R>
   void erase(const Key<R>& key) {
     constexpr Kind kind = KindOf<R>::value;
     std::string mk = memory_key(kind, key);
+    const std::size_t charge = pending_charge(mk.size(), 0);
+    pending.take_blocking(charge);
     Shard& sh = shard_of(mk);
     std::lock_guard lock(sh.mu);
-    change(sh, std::move(mk), kind, nullptr, 0);
+    change(sh, std::move(mk), kind, nullptr, 0, charge);
   }
 
   /// Every record of every kind whose disk key is in [begin, end).
   void erase_range(std::string begin, std::string end) {
+    const std::size_t charge = pending_charge(begin.size() + end.size(), 0);
+    pending.take_blocking(charge);
     Op op;
+    op.charge = charge;
     op.type = Op::Range;
     op.key = begin;
     op.end = end;
@@ -734,6 +772,9 @@ struct MetadataStore::Impl {
         }
       }
     }
+    std::size_t written = 0;
+    for (const auto& op : ops) written += op.charge;
+    pending.release(written);  // writers waiting for room go on
   }
 
   // ---- a failed disk, tried again (writer thread) ------------------------------------
@@ -853,6 +894,8 @@ struct MetadataStore::Impl {
   std::atomic<std::size_t> pending_ranges{0};
 
   DiskBudget budget;  // writer thread only
+  ByteBudget pending;  // the queue's bytes (MetadataStoreOptions::pending_bytes)
+  std::atomic<std::uint64_t> touches_skipped{0};
   MetadataDiskHealth health;
   MetadataWriteQueue queue;  // its writer thread calls write(), sweep() and retry_disk()
 
@@ -961,6 +1004,12 @@ StoreUsage MetadataStore::usage() const {
   u.evicted_memory = impl_->evicted_memory.load();
   u.evicted_disk = impl_->evicted_disk.load();
   u.preloaded = impl_->preloaded.load();
+  const auto p = impl_->pending.usage();
+  u.pending_bytes = p.used;
+  u.pending_peak = p.peak;
+  u.pending_limit = impl_->options.pending_bytes;
+  u.pending_waits = p.waits;
+  u.touches_skipped = impl_->touches_skipped.load();
   return u;
 }
 

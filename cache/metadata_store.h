@@ -73,6 +73,12 @@ struct MetadataStoreOptions {
   /// of it (and never past its budget): the hot set of the last run, so that the
   /// first calls after a restart do not each wait for the disk. Zero: no preload.
   std::size_t preload_bytes = 0;
+  /// The queue of writes not yet in RocksDB (with their overlay entries) holds at
+  /// most about this many bytes (memory_mb's share, cache/memory_budget.h): a
+  /// writer waits, before it changes anything, until the writer thread has taken
+  /// enough off; the time refresh of a record leaving the memory layer is skipped
+  /// instead. 0: unbounded.
+  std::size_t pending_bytes = 0;
   /// Called on the preload's thread when it ends, with the records it kept and
   /// the milliseconds it took (nfsgw logs it).
   std::function<void(std::uint64_t records, std::int64_t ms)> on_preloaded;
@@ -90,6 +96,9 @@ struct StoreUsage {
   std::uint64_t evicted_memory = 0;  // records pushed out of the memory layer
   std::uint64_t evicted_disk = 0;    // records dropped by the disk budget sweep
   std::uint64_t preloaded = 0;       // records put in the memory layer by the preload at start
+  /// The queue of writes not yet on disk (MetadataStoreOptions::pending_bytes):
+  /// bytes now, the most it held, writers that waited for room, time refreshes skipped.
+  std::uint64_t pending_bytes = 0, pending_peak = 0, pending_limit = 0, pending_waits = 0, touches_skipped = 0;
   bool degraded = false;             // the disk failed: memory only
 };
 

@@ -37,6 +37,7 @@ struct MetadataOp {
   std::string end;  // Range
   std::shared_ptr<const void> value;
   std::uint32_t used_s = 0;
+  std::size_t charge = 0;  // its bytes in the store's pending budget, given back once written
 };
 
 class MetadataWriteQueue {

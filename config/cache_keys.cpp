@@ -38,12 +38,14 @@ const SectionKeys<CacheConfig>& cache_keys() {
                   "under `dir`/data, the secret)",
                   check_dir),
           K::integer("memory_mb", &CacheConfig::memory_mb, 16, 1 << 20,
-                     "RAM in MiB for everything nfsgw keeps, shared by every export and split at start "
-                     "(`cache/memory_budget.h`): the per-thread memos (up to 1/8), the duplicate request cache "
-                     "(up to 1/64), the data cache's in-memory blocks (1/16), then half of the rest each for the "
-                     "metadata cache's memory layer and RocksDB's block cache (which holds the memtables). Peak "
-                     "RSS is `memory_mb` plus an overhead outside it (code, stacks, malloc's slack, calls in "
-                     "flight; docs/design.md, *Memory*)"),
+                     "RAM in MiB for everything nfsgw keeps and the data it has in flight, shared by every export and "
+                     "split at start (`cache/memory_budget.h`): the per-thread memos (up to 1/8), the duplicate request "
+                     "cache (up to 1/64), the data cache's in-memory blocks (1/16) and its index (1/32), READ data in "
+                     "flight (1/16 for replies, 1/16 for blocks: READs wait for room, read-ahead is skipped), the "
+                     "metadata writes not yet on disk (1/32: writers wait), then half of the rest each for the metadata "
+                     "cache's memory layer and RocksDB's block cache (which holds the memtables). Peak RSS is `memory_mb` "
+                     "plus a fixed overhead of at most 48 MiB (code, stacks, malloc's slack, RocksDB's flushes, calls "
+                     "outside the caches; docs/operations.md, *Memory*)"),
           K::integer("metadata_max_gb", &CacheConfig::metadata_max_gb, 1, 65536,
                      "disk budget of the metadata cache (the RocksDB database under `dir`), in GiB, shared by "
                      "every export"),

@@ -121,6 +121,10 @@ std::string store_section(const cache::StoreUsage& s) {
   }
   out += fmt::format("  evicted: {} from memory, {} from disk (budget)\n", s.evicted_memory,
                      s.evicted_disk);
+  if (s.pending_limit > 0)
+    out += fmt::format("  writes not yet on disk: {} (most {} of {}), {} writers waited, {} time refreshes skipped\n",
+                       format_size(s.pending_bytes), format_size(s.pending_peak), format_size(s.pending_limit),
+                       s.pending_waits, s.touches_skipped);
   out += s.degraded ? "  disk: DEGRADED: the cache disk failed, records are kept in memory only\n"
                     : "  disk: ok\n";
   return out;

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "cache/block_store.h"
+#include "cache/byte_budget.h"
 #include "cache/change_journal.h"
 #include "cache/disk_pool.h"
 #include "cache/export_roots.h"
@@ -103,7 +104,9 @@ struct GatewayApp::Stack {
 
 struct GatewayApp::Parts {
   explicit Parts(const cache::MemoryBudget& budget)
-      : duplicates{rpc::DuplicateCacheOptions{budget.duplicate_entries}, cache::wall_clock()} {}
+      : read_replies(std::make_shared<cache::ByteBudget>(budget.read_replies)),
+        read_blocks(std::make_shared<cache::ByteBudget>(budget.read_blocks)),
+        duplicates{rpc::DuplicateCacheOptions{budget.duplicate_entries}, cache::wall_clock()} {}
   // One RocksDB database: the handle map and export roots (default family,
   // synced) and the metadata cache's families (unsynced, evictable).
   std::unique_ptr<cache::KvStore> db;
@@ -128,6 +131,8 @@ struct GatewayApp::Parts {
   // first (it finishes queued jobs, which use the layers and the store).
   std::unique_ptr<cache::BlockStore> blocks;
   std::vector<std::unique_ptr<datacache::DataCache>> data_caches;
+  // memory_mb's shares for READ data in flight, shared by every export's layer.
+  std::shared_ptr<cache::ByteBudget> read_replies, read_blocks;
   std::optional<cache::DiskPool> data_pool;
   std::optional<HandleTranslator> translator;
   std::optional<MountProgram> mount;
@@ -166,15 +171,18 @@ GatewayApp::GatewayApp(config::Config cfg, std::string config_path, const cache:
   // memory_mb is split once (cache/memory_budget.h); each part goes to its user.
   size_thread_memos(budget_);
   spdlog::info("memory_mb = {}: memory layer {} MiB, RocksDB block cache {} MiB (memtables flushed beyond {} MiB), "
-               "hot blocks {} MiB, memos {} MiB for {} threads, duplicate cache {} calls",
+               "hot blocks {} MiB (index {} MiB), memos {} MiB for {} threads, duplicate cache {} calls, READ data in flight "
+               "{} + {} MiB (replies, blocks), writes not yet on disk {} MiB",
                cfg_.cache.memory_mb, budget_.memory_layer >> 20, budget_.block_cache >> 20,
-               budget_.write_buffers >> 20, budget_.hot_blocks >> 20, budget_.thread_memos >> 20, budget_.threads,
-               budget_.duplicate_entries);
+               budget_.write_buffers >> 20, budget_.hot_blocks >> 20, budget_.block_index >> 20, budget_.thread_memos >> 20, budget_.threads,
+               budget_.duplicate_entries, budget_.read_replies >> 20, budget_.read_blocks >> 20,
+               budget_.pending_writes >> 20);
   std::vector<std::string> families = cache::metadata_families();
   families.emplace_back(cache::change_journal_family());
   p.db = cache::open_rocksdb_store(cfg_.cache.dir + "/db", cache::RocksDbMemory{budget_.block_cache, budget_.write_buffers}, families);
   cache::MetadataStoreOptions mopts;
   mopts.memory_bytes = budget_.memory_layer;
+  mopts.pending_bytes = budget_.pending_writes;
   // After a restart, half of the memory layer is refilled in the background with
   // the newest records on disk (the last run's hot set); calls fill the rest.
   mopts.preload_bytes = budget_.memory_layer / 2;
@@ -304,6 +312,8 @@ GatewayApp::Stack& GatewayApp::build_export(const config::ExportConfig& e) {
   if (e.data_cache && mc && p.blocks) {
     datacache::DataCacheSettings ds;
     ds.readahead_bytes = static_cast<std::uint64_t>(e.readahead_kb) << 10;
+    ds.reply_budget = p.read_replies;
+    ds.block_budget = p.read_blocks;
     p.data_caches.push_back(std::make_unique<datacache::DataCache>(*mc, *p.blocks, *p.data_pool, e.id, ds));
     dc = p.data_caches.back().get();
     top = dc;
@@ -438,6 +448,7 @@ void GatewayApp::open_block_store() {
   bo.block_bytes = cfg_.cache.block_kb << 10;
   bo.disk_bytes = static_cast<std::uint64_t>(cfg_.cache.data_max_gb) << 30;
   bo.memory_bytes = budget_.hot_blocks;  // memory_mb's share for the hot tier (cache/memory_budget.h)
+  bo.index_memory_bytes = budget_.block_index;
   const std::string dir = cfg_.cache.dir + "/data";
   try {
     p.blocks = cache::open_file_block_store(dir, bo);
@@ -505,6 +516,11 @@ void GatewayApp::drain() {
     const auto slice = std::min<std::chrono::steady_clock::duration>(until - now, std::chrono::milliseconds(100));
     ran += io_.run_for(slice);
   }
+  const auto replies = parts_->read_replies->usage(), blocks = parts_->read_blocks->usage();
+  spdlog::info("READ data in flight at most: replies {} KiB of {} KiB ({} waited), blocks {} KiB of {} KiB ({} "
+               "waited, {} read-aheads skipped)",
+               replies.peak >> 10, replies.limit >> 10, replies.waits, blocks.peak >> 10, blocks.limit >> 10,
+               blocks.waits, blocks.refused);
   if (io_.stopped()) {
     spdlog::info("nfsgw stopped: every call in flight finished or failed ({} handlers run after the stop)", ran);
   } else {

@@ -44,6 +44,7 @@
 #include <vector>
 
 #include "cache/block_store.h"
+#include "cache/byte_budget.h"
 #include "cache/disk_pool.h"
 #include <boost/asio/any_io_executor.hpp>
 
@@ -63,6 +64,15 @@ struct DataCacheSettings {
   std::uint32_t max_fetches_in_flight = 16;
   /// Files whose last READ position is remembered for read-ahead.
   std::size_t read_ahead_files = 1024;
+  /// memory_mb's shares for READ data (cache/memory_budget.h), shared by every
+  /// export; null: unbounded (tests that do not test them).
+  /// - replies: the reply bytes of a READ served here, from allocation until the
+  ///   reply leaves this layer (then [server] max_pending_mb counts them);
+  /// - blocks: a block fetched from the origin, twice its size while its READs
+  ///   are out (the transport's buffer and the decoded reply), then once for as
+  ///   long as anyone holds it; a block read from the disk for a READ that needs
+  ///   only a part of it. Read-ahead starts only when its block fits at once.
+  std::shared_ptr<cache::ByteBudget> reply_budget, block_budget;
 };
 
 class DataCache final : public ForwardingProgram<DataCache> {
@@ -92,11 +102,19 @@ class DataCache final : public ForwardingProgram<DataCache> {
   std::uint32_t fetches_in_flight() const { return in_flight_->load(); }
 
  private:
+  /// A block's bytes as fetched, with its place in block_budget: freed together
+  /// when the last caller that missed it is done with it.
+  struct Block {
+    nfs3::Payload bytes;
+    cache::ByteGrant grant;
+    std::size_t size() const { return bytes.size(); }
+    const char* data() const { return reinterpret_cast<const char*>(bytes.data()); }
+  };
   /// One block as fetched from the origin, shared by every caller that missed it.
   struct Fetched {
     /// The block's bytes, complete; null when the origin's replies did not make a
     /// whole block (then the READ is forwarded).
-    std::shared_ptr<const std::string> bytes;
+    std::shared_ptr<const Block> bytes;
     /// The origin's error or gateway_status reply: given as is to the caller that
     /// fetched; a caller that joined makes its own READ instead.
     std::optional<nfs3::ReadRes> refusal;
@@ -117,11 +135,16 @@ class DataCache final : public ForwardingProgram<DataCache> {
   Awaitable<std::optional<nfs3::ReadRes>> read_cached(const CallContext& ctx, const nfs3::ReadArgs& args);
   Awaitable<bool> may_read(const CallContext& ctx, const nfs3::FileHandle& fh);
   /// Block `index` through the single flight; `joined` tells whether another
-  /// caller's fetch answered.
+  /// caller's fetch answered. `room`: the block's place in block_budget when the
+  /// caller has taken it (read-ahead), else the fetch waits for it.
   Awaitable<Fetched> block_from_origin(CallContext ctx, nfs3::FileHandle fh, cache::Stamp stamp,
-                                       std::uint64_t index, bool* joined);
+                                       std::uint64_t index, bool* joined, cache::ByteGrant room = {});
   /// The fetch itself (the flight's leader): READs, then the store when consistent.
-  Awaitable<Fetched> fetch_block(CallContext ctx, nfs3::FileHandle fh, cache::Stamp stamp, std::uint64_t index);
+  Awaitable<Fetched> fetch_block(CallContext ctx, nfs3::FileHandle fh, cache::Stamp stamp, std::uint64_t index,
+                                 cache::ByteGrant room);
+  /// What a fetch of block `index` of a file of `size` bytes holds in block_budget
+  /// while its READs are out.
+  std::size_t fetch_charge(std::uint64_t size, std::uint64_t index) const;
   Awaitable<std::uint32_t> origin_rtmax(const CallContext& ctx, const nfs3::FileHandle& fh);
   /// Whether a file of `size` bytes can have blocks to read ahead: not when it
   /// has one block or none (a READ of it fetches that block itself), so that its
@@ -138,7 +161,7 @@ class DataCache final : public ForwardingProgram<DataCache> {
   Awaitable<std::optional<std::string>> stored_block(const nfs3::FileHandle& fh, const cache::Stamp& stamp,
                                                      std::uint64_t index);
   Awaitable<void> store_block(const nfs3::FileHandle& fh, const cache::Stamp& stamp, std::uint64_t index,
-                              std::shared_ptr<const std::string> bytes);
+                              std::shared_ptr<const Block> bytes);
   Awaitable<bool> patch_blocks(const nfs3::FileHandle& fh, const cache::Stamp& before, const cache::Stamp& after,
                                std::uint64_t offset, std::vector<std::uint8_t> data);
   Awaitable<bool> restamp_file(const nfs3::FileHandle& fh, const cache::Stamp& before, const cache::Stamp& after);

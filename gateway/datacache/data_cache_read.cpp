@@ -2,6 +2,7 @@
 // from the store or fetched whole from the origin (one fetch per block and
 // version however many callers miss it), read-ahead after sequential READs.
 #include "gateway/datacache/data_cache.h"
+#include "gateway/datacache/grant_await.h"
 #include "gateway/made_up.h"
 
 #include <algorithm>
@@ -156,9 +157,13 @@ Awaitable<std::optional<nfs3::ReadRes>> DataCache::read_cached(const CallContext
     start_read_ahead(ex, ctx, fh, stamp, r.offset, r.end);
   }
 
+  // The reply's bytes, filled block by block (never zero-filled first), once they
+  // have their place in memory_mb's share (the grant is given back when the reply
+  // leaves this layer).
+  auto room = take_grant(settings_.reply_budget, r.end - r.offset);
+  const cache::ByteGrant reply_room = co_await std::move(room);
   nfs3::ReadRes res;
   res.file_attributes = a;
-  // The reply's bytes, filled block by block (never zero-filled first).
   res.data = nfs3::Payload::uninitialized(r.end - r.offset);
   // Each block's part: in memory here (read_now), else from the store on the pool,
   // else fetched. Collected first, since a coroutine cannot wait inside the loop.
@@ -179,31 +184,32 @@ Awaitable<std::optional<nfs3::ReadRes>> DataCache::read_cached(const CallContext
                  });
   bool missed = false;
   for (const Wanted& w : wanted) {
-    std::optional<std::string> hit;
     if (w.would_wait) {
+      // The whole block is read (its checksum covers all of it): a copy beside
+      // the reply, with its place in the block share while it is held.
+      auto scratch_room = take_grant(settings_.block_budget, w.part.length);
+      const cache::ByteGrant scratch = co_await std::move(scratch_room);
       auto look = stored_block(fh, stamp, w.index);
-      hit = co_await std::move(look);
-    }
-    if (hit && hit->size() != w.part.length) hit.reset();  // not the block this version has: fetch it
-    std::shared_ptr<const std::string> fetched;
-    if (hit) {
-      from_cache += w.part.out.size();
-    } else {
-      missed = true;
-      bool joined = false;
-      auto fetch = block_from_origin(ctx, fh, stamp, w.index, &joined);
-      Fetched f = co_await std::move(fetch);
-      if (f.refusal) {
-        // The origin's own answer to the fetcher; one who joined asks for itself.
-        if (joined) co_return std::nullopt;
-        stats_.bump(DataStats::Forwarded);
-        co_return std::move(*f.refusal);
+      const std::optional<std::string> hit = co_await std::move(look);
+      // Another length: not the block this version has, so it is fetched.
+      if (hit && hit->size() == w.part.length) {
+        std::memcpy(w.part.out.data(), hit->data() + w.part.from, w.part.out.size());
+        from_cache += w.part.out.size();
+        continue;
       }
-      if (!f.bytes || f.bytes->size() != w.part.length) co_return std::nullopt;
-      fetched = std::move(f.bytes);
     }
-    const std::string& block = hit ? *hit : *fetched;
-    std::memcpy(w.part.out.data(), block.data() + w.part.from, w.part.out.size());
+    missed = true;
+    bool joined = false;
+    auto fetch = block_from_origin(ctx, fh, stamp, w.index, &joined);
+    Fetched f = co_await std::move(fetch);
+    if (f.refusal) {
+      // The origin's own answer to the fetcher; one who joined asks for itself.
+      if (joined) co_return std::nullopt;
+      stats_.bump(DataStats::Forwarded);
+      co_return std::move(*f.refusal);
+    }
+    if (!f.bytes || f.bytes->size() != w.part.length) co_return std::nullopt;
+    std::memcpy(w.part.out.data(), f.bytes->data() + w.part.from, w.part.out.size());
   }
   res.count = static_cast<std::uint32_t>(r.end - r.offset);
   res.eof = r.end >= a.size;
@@ -214,11 +220,19 @@ Awaitable<std::optional<nfs3::ReadRes>> DataCache::read_cached(const CallContext
 
 // ---- fetching blocks ------------------------------------------------------------
 
+std::size_t DataCache::fetch_charge(std::uint64_t size, std::uint64_t index) const {
+  const std::uint64_t start = index * block_bytes_;
+  return start >= size ? 0 : 2 * static_cast<std::size_t>(std::min<std::uint64_t>(block_bytes_, size - start));
+}
+
 Awaitable<DataCache::Fetched> DataCache::block_from_origin(CallContext ctx, nfs3::FileHandle fh, cache::Stamp stamp,
-                                                           std::uint64_t index, bool* joined) {
+                                                           std::uint64_t index, bool* joined, cache::ByteGrant room) {
   std::string flight = flight_key(fh, stamp, index);
   // Others may join this fetch: it is not abandoned when this caller leaves.
-  auto fetch = [this, shared = shared_work(ctx), fh, stamp, index] { return fetch_block(shared, fh, stamp, index); };
+  auto fetch = [this, shared = shared_work(ctx), fh, stamp, index,
+                held = std::make_shared<cache::ByteGrant>(std::move(room))] {
+    return fetch_block(shared, fh, stamp, index, std::move(*held));
+  };
   // A waiter whose client leaves gets JUKEBOX at once; the fetch goes on.
   nfs3::ReadRes left = made_up<nfs3::ReadRes>(nfs3::Status::Jukebox);
   SingleFlight<Fetched>::Leave leave{ctx.caller_gone, Fetched{nullptr, std::move(left)}};
@@ -226,14 +240,20 @@ Awaitable<DataCache::Fetched> DataCache::block_from_origin(CallContext ctx, nfs3
 }
 
 Awaitable<DataCache::Fetched> DataCache::fetch_block(CallContext ctx, nfs3::FileHandle fh, cache::Stamp stamp,
-                                                     std::uint64_t index) {
+                                                     std::uint64_t index, cache::ByteGrant room) {
   const std::uint64_t start = index * block_bytes_;
   const std::uint64_t end = std::min<std::uint64_t>(start + block_bytes_, stamp.size);
   if (start >= end) co_return Fetched{};
   const std::uint32_t rtmax = co_await origin_rtmax(ctx, fh);
+  // Room for the block before the origin is asked (a caller that took it already
+  // brings it): when memory_mb's share is used up, the fetch waits here.
+  if (settings_.block_budget && room.bytes() == 0) {
+    auto take = take_grant(settings_.block_budget, fetch_charge(stamp.size, index));
+    room = co_await std::move(take);
+  }
 
-  auto bytes = std::make_shared<std::string>();
-  bytes->reserve(end - start);
+  auto block = std::make_shared<Block>();
+  std::uint64_t filled = 0;
   bool unchanged = true;  // every reply describes the version the READ was decided with
   for (std::uint64_t pos = start; pos < end;) {
     nfs3::ReadArgs part{fh, pos, static_cast<std::uint32_t>(std::min<std::uint64_t>(rtmax, end - pos))};
@@ -246,10 +266,23 @@ Awaitable<DataCache::Fetched> DataCache::fetch_block(CallContext ctx, nfs3::File
     if (!r.file_attributes || cache::Stamp::of(*r.file_attributes) != stamp) unchanged = false;
     const std::size_t got = std::min<std::uint64_t>(r.data.size(), end - pos);
     if (got == 0) break;  // the file ended early: it changed
-    bytes->append(reinterpret_cast<const char*>(r.data.data()), got);
+    if (pos == start && got == end - start) {
+      // One reply holds the whole block (rtmax >= block size, the usual case):
+      // its bytes become the block, no copy.
+      r.data.truncate(got);
+      block->bytes = std::move(r.data);
+    } else {
+      if (pos == start) block->bytes = nfs3::Payload::uninitialized(end - start);
+      std::memcpy(block->bytes.data() + filled, r.data.data(), got);
+    }
+    filled += got;
     pos += got;  // a short reply before the end: ask for the rest
   }
-  if (bytes->size() != end - start) co_return Fetched{};
+  if (filled != end - start) co_return Fetched{};
+  // From here the block is held once: its replies are gone.
+  room.keep_only(static_cast<std::size_t>(end - start));
+  block->grant = std::move(room);
+  std::shared_ptr<const Block> bytes = std::move(block);
   stats_.bump(DataStats::BlocksFetched);
   stats_.bump(DataStats::BytesFetched, bytes->size());
   // The file changed while it was read: these bytes belong to no version the READ
@@ -303,8 +336,16 @@ Awaitable<void> DataCache::read_ahead(CallContext ctx, nfs3::FileHandle fh, cach
     // client asks for them.
     auto look = has_block(fh, stamp, index);
     if (co_await std::move(look)) co_return;
+    // Only when the block fits memory_mb's share now, and no client's fetch waits
+    // for room: read-ahead never waits, and never makes a client wait.
+    cache::ByteGrant room;
+    if (settings_.block_budget) {
+      const std::size_t charge = fetch_charge(stamp.size, index);
+      if (!settings_.block_budget->try_take(charge)) co_return;  // counted as refused by the budget
+      room = cache::ByteGrant(settings_.block_budget, charge);
+    }
     bool joined = false;
-    auto fetch = block_from_origin(ctx, fh, stamp, index, &joined);
+    auto fetch = block_from_origin(ctx, fh, stamp, index, &joined, std::move(room));
     Fetched f = co_await std::move(fetch);
     if (f.bytes && !joined) stats_.bump(DataStats::BlocksReadAhead);
   } catch (const cache::BlockStoreError& e) {

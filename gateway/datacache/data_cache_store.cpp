@@ -18,8 +18,10 @@ Awaitable<bool> DataCache::has_block(const nfs3::FileHandle& fh, const cache::St
 }
 
 Awaitable<void> DataCache::store_block(const nfs3::FileHandle& fh, const cache::Stamp& stamp, std::uint64_t index,
-                                       std::shared_ptr<const std::string> bytes) {
-  auto job = [this, k = key(fh), stamp, index, b = std::move(bytes)] { store_.write(k, stamp, index, *b); };
+                                       std::shared_ptr<const Block> bytes) {
+  auto job = [this, k = key(fh), stamp, index, b = std::move(bytes)] {
+    store_.write(k, stamp, index, std::string_view(b->data(), b->size()));
+  };
   return on_pool(pool_, std::move(job));
 }
 

@@ -19,7 +19,8 @@ using namespace integ;
 GatewayConfig good_config() {
   GatewayConfig cfg;
   cfg.port = kGatewayPort;
-  cfg.origin_url = "nfs://127.0.0.1/tmp/integ-nowhere?nfsport=25490&mountport=25048";
+  cfg.origin_url = "nfs://127.0.0.1/tmp/integ-nowhere?nfsport=" + std::to_string(kOriginNfsPort) +
+                   "&mountport=" + std::to_string(kOriginMountPort);
   return cfg;
 }
 

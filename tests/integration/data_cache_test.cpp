@@ -10,7 +10,6 @@
 //   /short  attr_ttl 2 s: a change on the origin is read once the window passed.
 // Big files are NFSGW_DATA_TEST_MIB MiB (default 256).
 //
-// Own ports (29200-29205).
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>

@@ -22,7 +22,6 @@
 // for up to a minute, so a change made on its disk behind its back would not even
 // be visible from ganesha itself within the short windows used here.
 //
-// Own ports (29100-29106).
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/stat.h>

@@ -9,8 +9,8 @@
 //     answered NFS3ERR_JUKEBOX and the client retries it, as the Linux client does.
 //     Afterwards every acknowledged write is on the origin's disk, byte for byte.
 //     One cut: the test costs the cut plus about 15 s. $NFSGW_ORIGIN_CUT_SECONDS
-//     shortens it (CI's sanitizer stage sets 15; stage 1 runs the full 60 s, the
-//     issue's figure).
+//     shortens it (CI's run against the ASan build sets 15; its run against the
+//     release build, label release_bounds, cuts for the full 60 s, the figure).
 //   - OriginRestartDuringUnstableWrites: ganesha is killed with SIGKILL while
 //     clients write UNSTABLE and COMMIT (and read, which fills nfsgw's data cache),
 //     and started again. ganesha's writes reach its disk through the page cache, so

@@ -20,7 +20,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-constexpr std::uint16_t kPort = integ::kRpcbindGatewayPort;
+const std::uint16_t kPort = integ::kRpcbindGatewayPort;
 // No origin listens here: registration must not wait for the origin.
 const std::string kAbsentOrigin =
     "nfs://127.0.0.1/nowhere?nfsport=" + std::to_string(integ::kRpcbindAbsentOriginNfsPort) +

@@ -10,7 +10,6 @@
 //    complete once the link is back;
 //  - calls are pipelined to the origin: 64 LOOKUPs in flight over a 40 ms RTT link
 //    take a few round trips, not 64.
-// Own ports (27000-27005), so this binary never collides with the shared integ set.
 #include <gtest/gtest.h>
 // clang-format off
 #include <nfsc/libnfs.h>

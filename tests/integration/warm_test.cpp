@@ -9,7 +9,7 @@
 //
 // The export squashes every caller to the anonymous ids, which is also who a warm
 // walks as by default (no warm_uid/warm_gid): the permissions the warm learns
-// are the second client's. Own ports (29800-29805).
+// are the second client's.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 

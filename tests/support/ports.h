@@ -1,110 +1,156 @@
-// Loopback ports reserved for the integration tests ("integ"), so that they never
-// collide with the other engineers' origins and gateways on this shared machine.
+// Loopback ports of the integration tests ("integ"). Every test binary has a block
+// of its own, so that ctest can run two of them at once and CI can run the suite
+// against its sanitized nfsgw beside another run, and so that they never meet the
+// other engineers' origins and gateways on this shared machine:
+//
+//   port = base + block * kPortBlockSize + slot
+//
+// base: $NFSGW_INTEG_PORT_BASE (default 12000: below the ephemeral range, 32768 and up, so that
+// no outgoing connection holds one of them); block: $NFSGW_INTEG_PORT_BLOCK, which
+// tests/integration/CMakeLists.txt sets per test (0 for a binary run by hand); slot:
+// the port's place in the list below. A base and block that would leave the port
+// range stop the test at once with a message saying so.
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 
 namespace integ {
 
-constexpr std::uint16_t kOriginNfsPort = 25490;
-constexpr std::uint16_t kOriginMountPort = 25048;
-constexpr std::uint16_t kGatewayPort = 25049;
-constexpr std::uint16_t kSecondGatewayPort = 25050;
+constexpr unsigned kPortBlockSize = 100;
+constexpr unsigned kDefaultPortBase = 12000;
+
+/// The port of this slot in this process's block (see above).
+inline std::uint16_t port(unsigned slot) {
+  static const unsigned first = [] {
+    auto from_env = [](const char* name, unsigned fallback) {
+      const char* v = std::getenv(name);
+      if (v == nullptr || *v == '\0') return fallback;
+      char* end = nullptr;
+      const unsigned long n = std::strtoul(v, &end, 10);
+      if (*end != '\0' || n > 65535) {
+        std::fprintf(stderr, "%s=%s: not a number from 0 to 65535\n", name, v);
+        std::abort();
+      }
+      return static_cast<unsigned>(n);
+    };
+    const unsigned base = from_env("NFSGW_INTEG_PORT_BASE", kDefaultPortBase);
+    const unsigned block = from_env("NFSGW_INTEG_PORT_BLOCK", 0);
+    const unsigned long first_port = base + static_cast<unsigned long>(block) * kPortBlockSize;
+    if (base < 1024 || first_port + kPortBlockSize > 65536) {
+      std::fprintf(stderr, "NFSGW_INTEG_PORT_BASE=%u, NFSGW_INTEG_PORT_BLOCK=%u: the block must lie in 1024-65535\n",
+                   base, block);
+      std::abort();
+    }
+    return static_cast<unsigned>(first_port);
+  }();
+  if (slot >= kPortBlockSize) {
+    std::fprintf(stderr, "integration port slot %u: a block has %u\n", slot, kPortBlockSize);
+    std::abort();
+  }
+  return static_cast<std::uint16_t>(first + slot);
+}
+
+inline const std::uint16_t kOriginNfsPort = port(0);
+inline const std::uint16_t kOriginMountPort = port(1);
+inline const std::uint16_t kGatewayPort = port(2);
+inline const std::uint16_t kSecondGatewayPort = port(3);
 /// two_nodes_test: HAProxy in front of the gateways on kGatewayPort and kSecondGatewayPort.
-constexpr std::uint16_t kBalancerPort = 25051;
+inline const std::uint16_t kBalancerPort = port(4);
 /// An origin that is deliberately not running when nfsgw starts (origin_down_test).
-constexpr std::uint16_t kLateOriginNfsPort = 25590;
-constexpr std::uint16_t kLateOriginMountPort = 25148;
+inline const std::uint16_t kLateOriginNfsPort = port(5);
+inline const std::uint16_t kLateOriginMountPort = port(6);
 
 /// The wan-emu relay between a second nfsgw and the origin (errors_test).
-constexpr std::uint16_t kRelayNfsPort = 25491;
-constexpr std::uint16_t kRelayMountPort = 25047;
-constexpr std::uint16_t kRelayControlPort = 25492;
+inline const std::uint16_t kRelayNfsPort = port(7);
+inline const std::uint16_t kRelayMountPort = port(8);
+inline const std::uint16_t kRelayControlPort = port(9);
 
 /// wan_test: origin <- wan-emu relay <- nfsgw, apart from the ports above.
-constexpr std::uint16_t kWanOriginNfsPort = 27000;
-constexpr std::uint16_t kWanOriginMountPort = 27001;
-constexpr std::uint16_t kWanRelayNfsPort = 27002;
-constexpr std::uint16_t kWanRelayMountPort = 27003;
-constexpr std::uint16_t kWanRelayControlPort = 27004;
-constexpr std::uint16_t kWanGatewayPort = 27005;
+inline const std::uint16_t kWanOriginNfsPort = port(10);
+inline const std::uint16_t kWanOriginMountPort = port(11);
+inline const std::uint16_t kWanRelayNfsPort = port(12);
+inline const std::uint16_t kWanRelayMountPort = port(13);
+inline const std::uint16_t kWanRelayControlPort = port(14);
+inline const std::uint16_t kWanGatewayPort = port(15);
 
 /// rpcbind_test: an nfsgw that registers itself, and an origin that never runs.
-constexpr std::uint16_t kRpcbindGatewayPort = 28049;
-constexpr std::uint16_t kRpcbindAbsentOriginNfsPort = 28090;
-constexpr std::uint16_t kRpcbindAbsentOriginMountPort = 28091;
+inline const std::uint16_t kRpcbindGatewayPort = port(16);
+inline const std::uint16_t kRpcbindAbsentOriginNfsPort = port(17);
+inline const std::uint16_t kRpcbindAbsentOriginMountPort = port(18);
 
 /// metadata_cache_test: origin <- wan-emu relay <- nfsgw (metadata cache on), and a
 /// second nfsgw for the tests that need their own [cache] settings or a second
 /// node sharing the secret.
-constexpr std::uint16_t kMetaOriginNfsPort = 29100;
-constexpr std::uint16_t kMetaOriginMountPort = 29101;
-constexpr std::uint16_t kMetaRelayNfsPort = 29102;
-constexpr std::uint16_t kMetaRelayMountPort = 29103;
-constexpr std::uint16_t kMetaRelayControlPort = 29104;
-constexpr std::uint16_t kMetaGatewayPort = 29105;
-constexpr std::uint16_t kMetaSecondGatewayPort = 29106;
+inline const std::uint16_t kMetaOriginNfsPort = port(19);
+inline const std::uint16_t kMetaOriginMountPort = port(20);
+inline const std::uint16_t kMetaRelayNfsPort = port(21);
+inline const std::uint16_t kMetaRelayMountPort = port(22);
+inline const std::uint16_t kMetaRelayControlPort = port(23);
+inline const std::uint16_t kMetaGatewayPort = port(24);
+inline const std::uint16_t kMetaSecondGatewayPort = port(25);
 
 /// data_cache_test: origin <- wan-emu relay (counts READ bytes) <- nfsgw (data cache on).
-constexpr std::uint16_t kDataOriginNfsPort = 29200;
-constexpr std::uint16_t kDataOriginMountPort = 29201;
-constexpr std::uint16_t kDataRelayNfsPort = 29202;
-constexpr std::uint16_t kDataRelayMountPort = 29203;
-constexpr std::uint16_t kDataRelayControlPort = 29204;
-constexpr std::uint16_t kDataGatewayPort = 29205;
+inline const std::uint16_t kDataOriginNfsPort = port(26);
+inline const std::uint16_t kDataOriginMountPort = port(27);
+inline const std::uint16_t kDataRelayNfsPort = port(28);
+inline const std::uint16_t kDataRelayMountPort = port(29);
+inline const std::uint16_t kDataRelayControlPort = port(30);
+inline const std::uint16_t kDataGatewayPort = port(31);
 
 /// frozen_origin_test: origin (frozen with SIGSTOP) <- wan-emu relay (counts what
 /// reaches the origin) <- nfsgw with a short origin_timeout.
-constexpr std::uint16_t kFrozenOriginNfsPort = 29400;
-constexpr std::uint16_t kFrozenOriginMountPort = 29401;
-constexpr std::uint16_t kFrozenRelayNfsPort = 29402;
-constexpr std::uint16_t kFrozenRelayMountPort = 29403;
-constexpr std::uint16_t kFrozenRelayControlPort = 29404;
-constexpr std::uint16_t kFrozenGatewayPort = 29405;
+inline const std::uint16_t kFrozenOriginNfsPort = port(32);
+inline const std::uint16_t kFrozenOriginMountPort = port(33);
+inline const std::uint16_t kFrozenRelayNfsPort = port(34);
+inline const std::uint16_t kFrozenRelayMountPort = port(35);
+inline const std::uint16_t kFrozenRelayControlPort = port(36);
+inline const std::uint16_t kFrozenGatewayPort = port(37);
 
 /// hostile_input_test: origin <- wan-emu relay (counts what reaches the origin) <-
 /// nfsgw with several exports.
-constexpr std::uint16_t kHostileOriginNfsPort = 29300;
-constexpr std::uint16_t kHostileOriginMountPort = 29301;
-constexpr std::uint16_t kHostileRelayNfsPort = 29302;
-constexpr std::uint16_t kHostileRelayMountPort = 29303;
-constexpr std::uint16_t kHostileRelayControlPort = 29304;
-constexpr std::uint16_t kHostileGatewayPort = 29305;
+inline const std::uint16_t kHostileOriginNfsPort = port(38);
+inline const std::uint16_t kHostileOriginMountPort = port(39);
+inline const std::uint16_t kHostileRelayNfsPort = port(40);
+inline const std::uint16_t kHostileRelayMountPort = port(41);
+inline const std::uint16_t kHostileRelayControlPort = port(42);
+inline const std::uint16_t kHostileGatewayPort = port(43);
 
 /// crash_test: origin <- nfsgw killed, stopped and starved of cache disk under load.
-constexpr std::uint16_t kCrashOriginNfsPort = 29500;
-constexpr std::uint16_t kCrashOriginMountPort = 29501;
-constexpr std::uint16_t kCrashGatewayPort = 29502;
-constexpr std::uint16_t kCrashSmallDiskGatewayPort = 29503;
+inline const std::uint16_t kCrashOriginNfsPort = port(44);
+inline const std::uint16_t kCrashOriginMountPort = port(45);
+inline const std::uint16_t kCrashGatewayPort = port(46);
+inline const std::uint16_t kCrashSmallDiskGatewayPort = port(47);
 
 /// reload_test: origin <- nfsgw whose configuration is reloaded under load.
-constexpr std::uint16_t kReloadOriginNfsPort = 29600;
-constexpr std::uint16_t kReloadOriginMountPort = 29601;
-constexpr std::uint16_t kReloadGatewayPort = 29602;
+inline const std::uint16_t kReloadOriginNfsPort = port(48);
+inline const std::uint16_t kReloadOriginMountPort = port(49);
+inline const std::uint16_t kReloadGatewayPort = port(50);
 
 /// metrics_test: origin <- nfsgw with its Prometheus endpoint, scraped with curl.
-constexpr std::uint16_t kMetricsOriginNfsPort = 29700;
-constexpr std::uint16_t kMetricsOriginMountPort = 29701;
-constexpr std::uint16_t kMetricsGatewayPort = 29702;
-constexpr std::uint16_t kMetricsEndpointPort = 29703;
-constexpr std::uint16_t kMetricsSecondGatewayPort = 29704;
+inline const std::uint16_t kMetricsOriginNfsPort = port(51);
+inline const std::uint16_t kMetricsOriginMountPort = port(52);
+inline const std::uint16_t kMetricsGatewayPort = port(53);
+inline const std::uint16_t kMetricsEndpointPort = port(54);
+inline const std::uint16_t kMetricsSecondGatewayPort = port(55);
 
 /// origin_faults_test: origin <- wan-emu relay (cut for 60 s) <- nfsgw under load;
 /// the origin is also killed and restarted.
-constexpr std::uint16_t kFaultsOriginNfsPort = 29760;
-constexpr std::uint16_t kFaultsOriginMountPort = 29761;
-constexpr std::uint16_t kFaultsRelayNfsPort = 29762;
-constexpr std::uint16_t kFaultsRelayMountPort = 29763;
-constexpr std::uint16_t kFaultsRelayControlPort = 29764;
-constexpr std::uint16_t kFaultsGatewayPort = 29765;
+inline const std::uint16_t kFaultsOriginNfsPort = port(56);
+inline const std::uint16_t kFaultsOriginMountPort = port(57);
+inline const std::uint16_t kFaultsRelayNfsPort = port(58);
+inline const std::uint16_t kFaultsRelayMountPort = port(59);
+inline const std::uint16_t kFaultsRelayControlPort = port(60);
+inline const std::uint16_t kFaultsGatewayPort = port(61);
 
 /// warm_test: origin <- wan-emu relay (20 ms RTT, counts what reaches the origin) <-
 /// nfsgw, warmed with `nfsgw warm`.
-constexpr std::uint16_t kWarmOriginNfsPort = 29800;
-constexpr std::uint16_t kWarmOriginMountPort = 29801;
-constexpr std::uint16_t kWarmRelayNfsPort = 29802;
-constexpr std::uint16_t kWarmRelayMountPort = 29803;
-constexpr std::uint16_t kWarmRelayControlPort = 29804;
-constexpr std::uint16_t kWarmGatewayPort = 29805;
+inline const std::uint16_t kWarmOriginNfsPort = port(62);
+inline const std::uint16_t kWarmOriginMountPort = port(63);
+inline const std::uint16_t kWarmRelayNfsPort = port(64);
+inline const std::uint16_t kWarmRelayMountPort = port(65);
+inline const std::uint16_t kWarmRelayControlPort = port(66);
+inline const std::uint16_t kWarmGatewayPort = port(67);
 
 }  // namespace integ

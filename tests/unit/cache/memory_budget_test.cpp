@@ -75,6 +75,16 @@ TEST(MemoryBudget, TheHotBlockShareIsTakenFromTheRest) {
   EXPECT_LT(some.memory_layer + some.block_cache, none.memory_layer + none.block_cache);
 }
 
+TEST(MemoryBudget, ReadDataInFlightAndPendingWritesHaveTheirSharesInTheTotal) {
+  const auto b = split_memory(64 * kMiB, 2, memos());
+  EXPECT_EQ(b.read_replies, 4 * kMiB);
+  EXPECT_EQ(b.read_blocks, 4 * kMiB);
+  EXPECT_EQ(b.pending_writes, 2 * kMiB);
+  EXPECT_EQ(b.block_index, 2 * kMiB);
+  EXPECT_LE(b.sum(), b.total) << "taken from the rest, not added to it";
+  EXPECT_GE(b.sum() + 1, b.total);
+}
+
 TEST(MemoryBudget, PerThreadTablesAreMadeAtTheChosenSize) {
   struct Value {
     int v = 0;
