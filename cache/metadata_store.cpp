@@ -65,6 +65,8 @@
 #include "cache/key_hash.h"
 #include "cache/lru_shards.h"
 #include "cache/metadata_codec.h"
+#include "cache/metadata_disk_health.h"
+#include "cache/metadata_write_queue.h"
 #include "cache/peek_memo.h"
 
 namespace nfsgw::cache {
@@ -177,17 +179,7 @@ struct RangeTombstone {
   std::uint64_t seq = 0;
 };
 
-struct Op {
-  enum Type : std::uint8_t { Put, Erase, Range, Touch };
-  Type type = Put;
-  Kind kind = kAttr;
-  std::uint64_t seq = 0;
-  std::string key;  // Put, Erase, Touch: memory key; Range: begin (disk key)
-  std::string end;  // Range
-  std::shared_ptr<const void> value;
-  std::uint32_t used_s = 0;
-  std::size_t charge = 0;  // its bytes in the pending budget, given back once written
-};
+using Op = MetadataOp;
 
 /// What one queued change holds until it is written: its queue slot, its overlay
 /// entry (node, key), the key again in the op, and the record (the memory layer
@@ -197,9 +189,14 @@ std::size_t pending_charge(std::size_t key_size, std::size_t record) {
 }
 
 constexpr std::uint32_t kTouchAfterSeconds = 60;
-constexpr std::size_t kBatchOps = 1024;
 constexpr std::size_t kSweepChunk = 512;
-constexpr auto kSweepPeriod = std::chrono::seconds(30);
+
+/// The options with their clocks filled in.
+MetadataStoreOptions with_clocks(MetadataStoreOptions o) {
+  if (o.clock == nullptr) o.clock = &wall_clock();
+  if (o.timer_clock == nullptr) o.timer_clock = &monotonic_clock();
+  return o;
+}
 
 }  // namespace
 
@@ -212,20 +209,19 @@ const std::vector<std::string>& metadata_families() {
 struct MetadataStore::Impl {
   Impl(KvStore& kv, MetadataStoreOptions o)
       : kv(kv),
-        options(o),
+        options(with_clocks(o)),
+        timers(options.timer_clock),
         budget(o.disk_bytes),
-        pending(o.pending_bytes == 0 ? std::numeric_limits<std::size_t>::max() / 2 : o.pending_bytes) {
-    if (options.clock == nullptr) options.clock = &wall_clock();
-    if (options.timer_clock == nullptr) options.timer_clock = &monotonic_clock();
-    timers = options.timer_clock;
+        pending(o.pending_bytes == 0 ? std::numeric_limits<std::size_t>::max() / 2 : o.pending_bytes),
+        health(*timers, options.disk_retry),
+        queue(*timers) {
     for (std::size_t k = 0; k < kKindCount; ++k) families[k] = kv.family(metadata_families()[k]);
     const unsigned n = std::max(options.shards, 1u);
     shards.reserve(n);
     for (unsigned i = 0; i < n; ++i) shards.push_back(std::make_unique<Shard>(options.memory_bytes / n));
-    next_sweep = timers->now() + kSweepPeriod;
-    clock_moved = timers->wake_on_advance(queue_cv, queue_mu);
     pool = std::make_unique<DiskPool>(options.disk_threads);
-    writer = std::thread([this] { write_loop(); });
+    queue.start({[this](const std::vector<Op>& ops) { write(ops); }, [this] { sweep(); },
+                 [this] { return health.retry_due(); }, [this] { retry_disk(); }});
   }
 
   void start_preload() {
@@ -247,12 +243,7 @@ struct MetadataStore::Impl {
       preloader.join();
     }
     pool.reset();  // runs the queued loads
-    {
-      std::lock_guard lock(queue_mu);
-      stopping = true;
-    }
-    queue_cv.notify_all();
-    writer.join();  // the writer drains the queue first
+    queue.stop();  // the writer drains the queue first
   }
 
   // ---- helpers -------------------------------------------------------------------
@@ -276,16 +267,7 @@ struct MetadataStore::Impl {
     return seq;
   }
 
-  std::uint64_t enqueue(Op op) {
-    std::uint64_t seq;
-    {
-      std::lock_guard lock(queue_mu);
-      seq = op.seq = ++last_seq;
-      queue.push_back(std::move(op));
-    }
-    queue_cv.notify_one();
-    return seq;
-  }
+  std::uint64_t enqueue(Op op) { return queue.push(std::move(op)); }
 
   /// What the memory layer and the overlay know of a key. Shard lock held.
   enum class Known { Value, Absent, Unknown };
@@ -307,7 +289,7 @@ struct MetadataStore::Impl {
   /// Called under the shard lock for each record leaving the memory layer.
   void evicted(Shard& sh, MemEntry&& e) {
     evicted_memory.fetch_add(1, std::memory_order_relaxed);
-    if (!e.touched || degraded.load()) return;
+    if (!e.touched || health.degraded()) return;
     const auto now = now_s();
     if (now < e.used_s + kTouchAfterSeconds) return;
     // A pending write rewrites it anyway; a pending range erase drops it.
@@ -363,27 +345,13 @@ struct MetadataStore::Impl {
   }
 
   void degrade(const std::string& message) {
-    std::function<void(const std::string&)> call;
-    {
-      std::lock_guard lock(hook_mu);
-      if (failed) return;
-      failed = true;
-      failure = message;
-      failures.fetch_add(1);
-      degraded.store(true);
-      retry_at = timers->now() + options.disk_retry;
-      if (hook) {
-        hook_called = true;
-        call = hook;
-      }
-    }
+    MetadataDiskHealth::ErrorHook report;
+    if (!health.fail(message, report)) return;
     // The writer may be asleep until the next sweep (30 s): it must wake to the
-    // retry's time. Taking its mutex first means it either has not yet computed
-    // when to wake (and sees retry_at) or is waiting (and is woken). No caller
-    // holds queue_mu here: the writer calls write() and sweep() unlocked.
-    { std::lock_guard q(queue_mu); }
-    queue_cv.notify_all();
-    if (call) call(message);
+    // retry's time. No caller holds the queue's lock here: the writer calls
+    // write() and sweep() unlocked.
+    queue.wake();
+    if (report) report(message);
   }
 
   // ---- reads -----------------------------------------------------------------------
@@ -438,7 +406,7 @@ struct MetadataStore::Impl {
         case Known::Unknown:
           break;
       }
-      if (degraded.load()) return {};
+      if (health.degraded()) return {};
       try {
         std::string value;
         switch (kv.get(families[kind], disk_key(buf), value, KvStore::Tier::MemoryOnly)) {
@@ -481,7 +449,7 @@ struct MetadataStore::Impl {
           case Known::Unknown:
             break;
         }
-        if (degraded.load()) return nullptr;
+        if (health.degraded()) return nullptr;
         writes_before = sh.writes;
       }
       std::shared_ptr<const R> r;
@@ -560,22 +528,16 @@ struct MetadataStore::Impl {
   void erase_range(std::string begin, std::string end) {
     const std::size_t charge = pending_charge(begin.size() + end.size(), 0);
     pending.take_blocking(charge);
-    {
-      std::lock_guard lock(queue_mu);
-      Op op;
-      op.charge = charge;
-      op.type = Op::Range;
-      op.seq = ++last_seq;
-      op.key = begin;
-      op.end = end;
-      {
-        std::lock_guard rl(ranges_mu);
-        ranges.push_back({begin, end, op.seq});
-        pending_ranges.fetch_add(1);
-      }
-      queue.push_back(std::move(op));
-    }
-    queue_cv.notify_one();
+    Op op;
+    op.charge = charge;
+    op.type = Op::Range;
+    op.key = begin;
+    op.end = end;
+    queue.push(std::move(op), [&](std::uint64_t seq) {
+      std::lock_guard rl(ranges_mu);
+      ranges.push_back({begin, end, seq});
+      pending_ranges.fetch_add(1);
+    });
     for (auto& s : shards) {
       std::lock_guard lock(s->mu);
       ++s->writes;
@@ -590,7 +552,7 @@ struct MetadataStore::Impl {
     auto child_of = [](const LookupRecord* r) {
       return r != nullptr && r->exists ? std::optional<nfs3::FileHandle>(r->child) : std::nullopt;
     };
-    if (!degraded.load()) {
+    if (!health.degraded()) {
       try {
         kv.scan(families[kLookup], begin, end, [&](std::string_view k, std::string_view v) {
           LookupRecord r;
@@ -621,26 +583,14 @@ struct MetadataStore::Impl {
     return out;
   }
 
-  void flush() {
-    std::unique_lock lock(queue_mu);
-    const auto target = last_seq;
-    done_cv.wait(lock, [&] { return written_seq >= target; });
-  }
+  void flush() { queue.flush(); }
 
   void sweep_disk() {
     flush();
-    std::unique_lock lock(queue_mu);
-    const auto target = ++sweeps_asked;
-    queue_cv.notify_one();
-    done_cv.wait(lock, [&] { return sweeps_done >= target; });
+    queue.sweep_now();
   }
 
-  void run_due_work() {
-    std::unique_lock lock(queue_mu);
-    const auto target = ++passes_asked;
-    queue_cv.notify_one();
-    done_cv.wait(lock, [&] { return passes_done >= target; });
-  }
+  void run_due_work() { queue.run_due_work(); }
 
   // ---- preload at start (its own thread) ------------------------------------------
 
@@ -677,7 +627,7 @@ struct MetadataStore::Impl {
       // shard's counter, and that shard's records are then read again one by one.
       std::vector<std::uint64_t> seen(shards.size());
       for (std::size_t i = 0; i < shards.size(); ++i) seen[i] = shards[i]->writes.load();
-      const std::uint64_t failures_before = failures.load();
+      const std::uint64_t failures_before = health.failures();
       flush();
       auto picked = preload_pick();
       preload_keep(picked, seen, failures_before);
@@ -700,7 +650,7 @@ struct MetadataStore::Impl {
     std::size_t bytes = 0, seen = 0;
     const std::size_t room = std::min(options.preload_bytes, options.memory_bytes);
     for (std::size_t k = 0; k < kKindCount && !stop_preload.load(); ++k) {
-      if (degraded.load()) return {};
+      if (health.degraded()) return {};
       kv.scan(families[k], {}, {}, [&](std::string_view key, std::string_view v) {
         if ((++seen & 4095) == 0 && stop_preload.load()) return false;
         Candidate c;
@@ -736,7 +686,7 @@ struct MetadataStore::Impl {
                     std::uint64_t failures_before) {
     std::string value;
     for (auto& c : picked) {
-      if (stop_preload.load() || degraded.load()) return;
+      if (stop_preload.load() || health.degraded()) return;
       const std::size_t index = KeyHash{}(c.key) % shards.size();
       Shard& sh = *shards[index];
       std::uint64_t writes_before;
@@ -761,7 +711,7 @@ struct MetadataStore::Impl {
       std::lock_guard lock(sh.mu);
       // As load(): a write that hit the shard since may be newer than what was read;
       // a disk that failed (and was emptied when it came back) holds nothing to trust.
-      if (sh.writes != writes_before || degraded.load() || failures.load() != failures_before) continue;
+      if (sh.writes != writes_before || health.degraded() || health.failures() != failures_before) continue;
       if (sh.lru.peek(c.key) != nullptr) continue;  // a call's load() kept it meanwhile
       const std::size_t size = entry_bytes(c.key.size(), bytes);
       if (sh.lru.bytes() + size > sh.lru.budget()) continue;
@@ -770,63 +720,10 @@ struct MetadataStore::Impl {
     }
   }
 
-  // ---- the writer thread -----------------------------------------------------------
-
-  void write_loop() {
-    std::unique_lock lock(queue_mu);
-    for (;;) {
-      // When to wake is read again after every wake-up: a disk failure seen on
-      // another thread moves the retry's time (degrade()).
-      auto due = std::min(next_sweep, retry_due_time());
-      while (!stopping && queue.empty() && sweeps_asked <= sweeps_done && passes_asked <= passes_done &&
-             timers->now() < due) {
-        timers->wait_until(queue_cv, lock, due);
-        due = std::min(next_sweep, retry_due_time());
-      }
-      // A pass asked for by now is done once this round has looked at the timers.
-      const auto passes = passes_asked;
-      if (timers->now() >= retry_due_time() && !stopping) {
-        lock.unlock();
-        retry_disk();
-        lock.lock();
-      }
-      if (!queue.empty()) {
-        std::vector<Op> ops;
-        const std::size_t n = std::min(queue.size(), kBatchOps);
-        ops.reserve(n);
-        for (std::size_t i = 0; i < n; ++i) {
-          ops.push_back(std::move(queue.front()));
-          queue.pop_front();
-        }
-        lock.unlock();
-        write(ops);
-        std::size_t written = 0;
-        for (const auto& op : ops) written += op.charge;
-        pending.release(written);  // writers waiting for room go on
-        lock.lock();
-        written_seq = ops.back().seq;
-        done_cv.notify_all();
-        continue;
-      }
-      if (stopping) return;
-      if (sweeps_asked > sweeps_done || timers->now() >= next_sweep) {
-        const auto asked = sweeps_asked;
-        lock.unlock();
-        sweep();
-        lock.lock();
-        sweeps_done = asked;
-        next_sweep = timers->now() + kSweepPeriod;
-        done_cv.notify_all();
-      }
-      if (passes_done < passes) {
-        passes_done = passes;
-        done_cv.notify_all();
-      }
-    }
-  }
+  // ---- the writer thread (metadata_write_queue.h calls these) ----------------------
 
   void write(const std::vector<Op>& ops) {
-    if (!degraded.load()) {
+    if (!health.degraded()) {
       try {
         KvStore::Batch batch;
         batch.changes.reserve(ops.size());
@@ -875,16 +772,12 @@ struct MetadataStore::Impl {
         }
       }
     }
+    std::size_t written = 0;
+    for (const auto& op : ops) written += op.charge;
+    pending.release(written);  // writers waiting for room go on
   }
 
   // ---- a failed disk, tried again (writer thread) ------------------------------------
-
-  /// When the writer should next try the failed disk; far away when it works.
-  MonotonicClock::time_point retry_due_time() {
-    if (!degraded.load() || options.disk_retry.count() <= 0) return MonotonicClock::time_point::max();
-    std::lock_guard lock(hook_mu);
-    return retry_at;
-  }
 
   void retry_disk() {
     try {
@@ -893,25 +786,15 @@ struct MetadataStore::Impl {
       for (auto f : families) wipe.erase_range(f, {}, {});
       kv.write(wipe, KvStore::Durability::Unsynced);
     } catch (...) {
-      std::lock_guard lock(hook_mu);
-      retry_at = timers->now() + options.disk_retry;
+      health.retry_failed();
       return;
     }
-    std::function<void()> call;
-    {
-      std::lock_guard lock(hook_mu);
-      degraded.store(false);
-      failed = false;
-      hook_called = false;
-      failure.clear();
-      call = recovered_hook;
-    }
-    if (call) call();
+    health.recovered();
   }
 
   /// The disk budget sweep (writer thread).
   void sweep() {
-    if (degraded.load()) return;
+    if (health.degraded()) return;
     try {
       std::uint64_t reported = 0;
       for (auto f : families) reported += kv.usage(f).bytes;
@@ -1006,24 +889,16 @@ struct MetadataStore::Impl {
   KvStore::Family families[kKindCount]{};
   std::vector<std::unique_ptr<Shard>> shards;
 
-  std::mutex ranges_mu;  // after a shard's or the queue's lock
+  std::mutex ranges_mu;  // after a shard's or the queue's lock (metadata_write_queue.h)
   std::vector<RangeTombstone> ranges;
   std::atomic<std::size_t> pending_ranges{0};
 
-  std::mutex queue_mu;  // after a shard's lock
-  std::condition_variable queue_cv, done_cv;
-  std::deque<Op> queue;
-  std::uint64_t last_seq = 0, written_seq = 0;
-  std::uint64_t sweeps_asked = 0, sweeps_done = 0;
-  std::uint64_t passes_asked = 0, passes_done = 0;  // run_due_work()
-  MonotonicClock::time_point next_sweep;
-  bool stopping = false;
   DiskBudget budget;  // writer thread only
   ByteBudget pending;  // the queue's bytes (MetadataStoreOptions::pending_bytes)
   std::atomic<std::uint64_t> touches_skipped{0};
+  MetadataDiskHealth health;
+  MetadataWriteQueue queue;  // its writer thread calls write(), sweep() and retry_disk()
 
-  std::atomic<bool> degraded{false};
-  std::atomic<std::uint64_t> failures{0};  // disk failures so far (the preload's check)
   std::atomic<std::uint64_t> evicted_memory{0}, evicted_disk{0}, preloaded{0};
 
   std::atomic<bool> stop_preload{false};
@@ -1031,16 +906,6 @@ struct MetadataStore::Impl {
   std::condition_variable preload_cv;
   bool preload_started = false, preload_done = false;
 
-  std::mutex hook_mu;
-  std::function<void(const std::string&)> hook;
-  std::function<void()> recovered_hook;
-  bool failed = false, hook_called = false;
-  std::string failure;
-  MonotonicClock::time_point retry_at;  // degraded: when to try the disk again
-
-  // A manual timer clock's moves wake the writer; ends before queue_mu and queue_cv go.
-  std::unique_ptr<MonotonicClock::Watch> clock_moved;
-  std::thread writer;
   std::thread preloader;           // joined first
   std::unique_ptr<DiskPool> pool;  // last: stopped first
 };
@@ -1123,7 +988,7 @@ StoreUsage MetadataStore::usage() const {
       u.tables[k].memory_bytes += c[k].bytes;
     }
   }
-  u.degraded = impl_->degraded.load();
+  u.degraded = impl_->health.degraded();
   if (!u.degraded) {
     try {
       for (std::size_t k = 0; k < kKindCount; ++k) {
@@ -1149,22 +1014,10 @@ StoreUsage MetadataStore::usage() const {
 }
 
 void MetadataStore::on_disk_error(std::function<void(const std::string&)> hook) {
-  // A failure before the hook was set is reported now, still only once.
-  std::string message;
-  {
-    std::lock_guard lock(impl_->hook_mu);
-    impl_->hook = hook;
-    if (!impl_->failed || impl_->hook_called || !hook) return;
-    impl_->hook_called = true;
-    message = impl_->failure;
-  }
-  hook(message);
+  impl_->health.on_error(std::move(hook));
 }
 
-void MetadataStore::on_disk_recovered(std::function<void()> hook) {
-  std::lock_guard lock(impl_->hook_mu);
-  impl_->recovered_hook = std::move(hook);
-}
+void MetadataStore::on_disk_recovered(std::function<void()> hook) { impl_->health.on_recovered(std::move(hook)); }
 
 #define NFSGW_METADATA_RECORD(R)                                                                         \
   template MetadataStore::Peeked<R> MetadataStore::peek<R>(const Key<R>&, bool);                        \

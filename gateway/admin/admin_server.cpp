@@ -98,6 +98,10 @@ void AdminServer::start() {
   spdlog::info("admin socket {}", path_);
 }
 
+std::size_t AdminServer::queued_commands() const {
+  return ctx_ && ctx_->worker ? ctx_->worker->queued() : 0;
+}
+
 void AdminServer::stop() {
   if (!started_ || stopped_) return;
   stopped_ = true;

@@ -47,6 +47,8 @@ class AdminServer {
   void stop();
 
   const std::string& socket_path() const { return path_; }
+  /// Commands waiting for the one running (none before start()).
+  std::size_t queued_commands() const;
 
  private:
   using Acceptor = boost::asio::local::stream_protocol::acceptor;

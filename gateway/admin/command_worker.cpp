@@ -16,6 +16,11 @@ bool CommandWorker::submit(Job job) {
   return true;
 }
 
+std::size_t CommandWorker::queued() const {
+  std::lock_guard lock(mu_);
+  return jobs_.size();
+}
+
 void CommandWorker::stop() {
   {
     std::lock_guard lock(mu_);

@@ -24,6 +24,8 @@ class CommandWorker {
 
   /// Queues `job`; false (and `job` is not run) once stop() has begun.
   bool submit(Job job);
+  /// Jobs queued behind the one running.
+  std::size_t queued() const;
   /// Waits for the running job, runs the queued ones with cancelled = true, and
   /// joins the thread. Idempotent; not from a job.
   void stop();
@@ -31,7 +33,7 @@ class CommandWorker {
  private:
   void loop();
 
-  std::mutex mu_;
+  mutable std::mutex mu_;
   std::condition_variable cv_;
   std::deque<Job> jobs_;
   bool stopping_ = false;

@@ -1,5 +1,6 @@
 #include "gateway/app/gateway_app.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -156,9 +157,10 @@ struct GatewayApp::Parts {
   std::unique_ptr<metrics::MetricsEndpoint> metrics_endpoint;
 };
 
-GatewayApp::GatewayApp(config::Config cfg, std::string config_path)
+GatewayApp::GatewayApp(config::Config cfg, std::string config_path, const cache::MonotonicClock& timer_clock)
     : cfg_(std::move(cfg)),
       config_path_(std::move(config_path)),
+      timer_clock_(timer_clock),
       budget_(memory_budget(cfg_)),
       parts_(std::make_unique<Parts>(budget_)) {
   Parts& p = *parts_;
@@ -248,7 +250,7 @@ GatewayApp::GatewayApp(config::Config cfg, std::string config_path)
   limits.max_connections = cfg_.server.max_connections;
   limits.max_calls_in_flight_total = cfg_.server.max_calls_in_flight_total;
   limits.max_pending_bytes_total = static_cast<std::size_t>(cfg_.server.max_pending_mb) << 20;
-  p.server.emplace(io_, p.dispatcher, limits);
+  p.server.emplace(io_, p.dispatcher, limits, timer_clock_);
   // The metrics endpoint before the NFS listeners: an address it cannot bind stops
   // the start before any client can connect.
   if (!cfg_.server.metrics_listen.empty()) {
@@ -504,15 +506,15 @@ void GatewayApp::drain() {
   // in flight and stopped the io_context at once. What that queued (the failed
   // calls' coroutines resuming, the disk pools' completions) would otherwise be
   // destroyed with the io_context, after the layers it refers to: run it now, on
-  // this thread, until the io_context has no work at all (then poll() stops it by
-  // itself), bounded in time.
+  // this thread, until the io_context has no work at all (then run_for() returns
+  // and the io_context stops by itself), bounded in time: 5 s of the injected
+  // clock, looked at between slices.
   io_.restart();
-  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  const auto until = timer_clock_.now() + std::chrono::seconds(5);
   std::size_t ran = 0;
-  while (!io_.stopped() && std::chrono::steady_clock::now() < until) {
-    const std::size_t n = io_.poll();
-    ran += n;
-    if (n == 0 && !io_.stopped()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  for (auto now = timer_clock_.now(); !io_.stopped() && now < until; now = timer_clock_.now()) {
+    const auto slice = std::min<std::chrono::steady_clock::duration>(until - now, std::chrono::milliseconds(100));
+    ran += io_.run_for(slice);
   }
   const auto replies = parts_->read_replies->usage(), blocks = parts_->read_blocks->usage();
   spdlog::info("READ data in flight at most: replies {} KiB of {} KiB ({} waited), blocks {} KiB of {} KiB ({} "

@@ -12,6 +12,7 @@
 
 #include <boost/asio.hpp>
 
+#include "cache/monotonic_clock.h"
 #include "config/config.h"
 #include "config/reload_plan.h"
 
@@ -22,7 +23,9 @@ class GatewayApp {
   /// Opens the cache and binds the ports; throws std::exception with a clear message
   /// when that is impossible (the origin being down is not such a case).
   /// `config_path`: the file `cfg` was read from, which SIGHUP reads again.
-  explicit GatewayApp(config::Config cfg, std::string config_path = {});
+  /// `timer_clock`: what the idle sweep and the drain at stop measure time with.
+  explicit GatewayApp(config::Config cfg, std::string config_path = {},
+                      const cache::MonotonicClock& timer_clock = cache::monotonic_clock());
   ~GatewayApp();
 
   /// Serves until stop() (or SIGINT/SIGTERM when `handle_signals`; then SIGHUP
@@ -54,6 +57,7 @@ class GatewayApp {
   /// The configuration at start; later generations live in parts_->reloader.
   config::Config cfg_;
   std::string config_path_;
+  const cache::MonotonicClock& timer_clock_;
   /// memory_mb, split once between its users (cache/memory_budget.h).
   cache::MemoryBudget budget_;
   boost::asio::io_context io_;

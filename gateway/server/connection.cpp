@@ -28,15 +28,16 @@ std::string peer_address(const asio::ip::tcp::socket& s) {
 }  // namespace
 
 Connection::Connection(asio::ip::tcp::socket socket, const rpc::Dispatcher& dispatcher,
-                       ConnectionLimits limits, std::shared_ptr<CallBudget> budget)
+                       ConnectionLimits limits, std::shared_ptr<CallBudget> budget,
+                       std::shared_ptr<const ActivityClock> clock)
     : socket_(std::move(socket)),
       strand_(asio::make_strand(socket_.get_executor())),
       dispatcher_(dispatcher),
       limits_(limits),
       budget_(std::move(budget)),
+      clock_(std::move(clock)),
       peer_(peer_address(socket_)),
       call_done_(strand_),
-      idle_timer_(strand_),
       pause_(strand_) {
   call_done_.expires_at(asio::steady_timer::time_point::max());
   touch();
@@ -54,10 +55,6 @@ Connection::~Connection() {
 void Connection::start() {
   asio::co_spawn(strand_, [self = shared_from_this()] { return self->read_loop(); },
                  asio::detached);
-  if (limits_.idle_timeout.count() > 0) {
-    asio::co_spawn(strand_, [self = shared_from_this()] { return self->idle_loop(); },
-                   asio::detached);
-  }
 }
 
 void Connection::close() {
@@ -76,7 +73,6 @@ void Connection::close() {
       self->release_call(bytes);
     }
     self->call_done_.cancel();
-    self->idle_timer_.cancel();
     self->pause_.cancel();
   });
 }
@@ -186,24 +182,18 @@ Awaitable<void> Connection::read_loop() {
   close();
 }
 
-Awaitable<void> Connection::idle_loop() {
-  const auto timeout = limits_.idle_timeout;
-  while (!closed_) {
-    const auto now = std::chrono::steady_clock::now();
-    const auto deadline = last_activity_ + timeout;
-    const bool busy = running_ > 0 || waiting_for_server_;
-    if (!busy && now >= deadline) {
-      spdlog::debug("{}: nothing moved for {} ms; closing the connection", peer_, timeout.count());
-      close();
-      co_return;
-    }
+void Connection::check_idle(ActivityClock::time_point now, std::chrono::milliseconds slack) {
+  if (limits_.idle_timeout.count() <= 0) return;
+  asio::dispatch(strand_, [self = shared_from_this(), now, slack] {
     // A call still running (a slow origin), or calls waiting for other connections
-    // to give back the server's budget, are not the client's idleness: look again a
-    // whole timeout later.
-    idle_timer_.expires_at(busy ? now + timeout : deadline);
-    boost::system::error_code ec;
-    co_await idle_timer_.async_wait(asio::redirect_error(use_awaitable, ec));
-  }
+    // to give back the server's budget, are not the client's idleness; its reply,
+    // when it comes, counts as activity.
+    if (self->closed_ || self->running_ > 0 || self->waiting_for_server_) return;
+    if (now - self->last_activity_ < self->limits_.idle_timeout + slack) return;
+    spdlog::debug("{}: nothing moved for {} ms; closing the connection", self->peer_,
+                  self->limits_.idle_timeout.count());
+    self->close();
+  });
 }
 
 Awaitable<void> Connection::serve_call(std::vector<std::uint8_t> record, std::size_t reserved) {

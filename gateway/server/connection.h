@@ -23,6 +23,7 @@
 
 #include <boost/asio.hpp>
 
+#include "cache/monotonic_clock.h"
 #include "gateway/awaitable.h"
 #include "gateway/rpc/dispatcher.h"
 #include "gateway/server/call_budget.h"
@@ -38,22 +39,49 @@ struct ConnectionLimits {
   std::chrono::milliseconds idle_timeout{0};
 };
 
+/// The time connections stamp their activity with (idle_timeout). The clock is
+/// injected (a test moves it), and reading it is a virtual call: a connection's
+/// reads and writes take instead the time the server's last idle sweep read, so
+/// the clock is read once per sweep, not once per call. A stamp is thus late by
+/// at most one sweep period, never ahead.
+class ActivityClock {
+ public:
+  using time_point = cache::MonotonicClock::time_point;
+  explicit ActivityClock(const cache::MonotonicClock& clock) : clock_(clock), last_(clock.now()) {}
+  /// Reads the clock; stamp() gives that time from now on.
+  time_point sample() {
+    const time_point now = clock_.now();
+    last_.store(now, std::memory_order_relaxed);
+    return now;
+  }
+  time_point stamp() const { return last_.load(std::memory_order_relaxed); }
+
+ private:
+  const cache::MonotonicClock& clock_;
+  std::atomic<time_point> last_;
+};
+
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
   /// `budget` must already count this connection (CallBudget::open_connection); the
   /// connection gives its count back when destroyed.
+  /// `clock` stamps activity; the server samples it and calls check_idle().
   Connection(boost::asio::ip::tcp::socket socket, const rpc::Dispatcher& dispatcher,
-             ConnectionLimits limits, std::shared_ptr<CallBudget> budget);
+             ConnectionLimits limits, std::shared_ptr<CallBudget> budget,
+             std::shared_ptr<const ActivityClock> clock);
   ~Connection();
 
   /// Starts the read loop; the connection keeps itself alive until closed.
   void start();
   /// Closes the socket; in-flight calls complete and their replies are dropped.
   void close();
+  /// Closes the connection when nothing moved on it for idle_timeout plus `slack`
+  /// before `now` while none of its calls ran (the server's idle sweep; `slack`
+  /// covers how late activity stamps may be).
+  void check_idle(ActivityClock::time_point now, std::chrono::milliseconds slack);
 
  private:
   Awaitable<void> read_loop();
-  Awaitable<void> idle_loop();
   /// Waits until one more call of `bytes` may start, and counts it; false when the
   /// connection closed meanwhile.
   Awaitable<bool> admit(std::size_t bytes);
@@ -66,13 +94,14 @@ class Connection : public std::enable_shared_from_this<Connection> {
   /// Gives back one call and the `bytes` it held, and wakes the read loop.
   void release_call(std::size_t bytes);
   void wake_reader();
-  void touch() { last_activity_ = std::chrono::steady_clock::now(); }
+  void touch() { last_activity_ = clock_->stamp(); }
 
   boost::asio::ip::tcp::socket socket_;
   boost::asio::strand<boost::asio::any_io_executor> strand_;
   const rpc::Dispatcher& dispatcher_;
   const ConnectionLimits limits_;
   const std::shared_ptr<CallBudget> budget_;
+  const std::shared_ptr<const ActivityClock> clock_;
   std::string peer_;
 
   // Guarded by strand_.
@@ -80,11 +109,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::size_t running_ = 0;       // of those, calls the dispatcher has not answered
   std::size_t held_bytes_ = 0;    // what in_flight_ calls hold of the budget
   boost::asio::steady_timer call_done_;  // wakes the read loop when a slot frees
-  boost::asio::steady_timer idle_timer_;
   boost::asio::steady_timer pause_;      // throttle_refused()
   std::size_t refused_in_a_row_ = 0;
   bool waiting_for_server_ = false;      // admit() waits on the server's budget, not ours
-  std::chrono::steady_clock::time_point last_activity_;
+  ActivityClock::time_point last_activity_;
   std::deque<rpc::ReplyRecord> replies_;
   bool writing_ = false;
   bool closed_ = false;

@@ -1,5 +1,7 @@
 #include "gateway/server/rpc_server.h"
 
+#include <algorithm>
+
 #include <spdlog/spdlog.h>
 
 namespace nfsgw::server {
@@ -12,12 +14,47 @@ namespace {
 constexpr auto kRefusalLogInterval = std::chrono::seconds(10);
 }  // namespace
 
-RpcServer::RpcServer(asio::io_context& io, const rpc::Dispatcher& dispatcher, ServerLimits limits)
+RpcServer::RpcServer(asio::io_context& io, const rpc::Dispatcher& dispatcher, ServerLimits limits,
+                     const cache::MonotonicClock& clock)
     : io_(io),
       dispatcher_(dispatcher),
       limits_(limits),
       budget_(std::make_shared<CallBudget>(CallBudget::Limits{
-          limits.max_connections, limits.max_calls_in_flight_total, limits.max_pending_bytes_total})) {}
+          limits.max_connections, limits.max_calls_in_flight_total, limits.max_pending_bytes_total})),
+      clock_(clock),
+      activity_clock_(std::make_shared<ActivityClock>(clock)),
+      sweep_strand_(asio::make_strand(io)),
+      sweep_timer_(sweep_strand_) {
+  if (limits_.connection.idle_timeout.count() > 0)
+    asio::co_spawn(sweep_strand_, idle_sweep_loop(), asio::detached);
+}
+
+std::chrono::milliseconds RpcServer::idle_sweep_period() const {
+  using std::chrono::milliseconds;
+  return std::clamp(limits_.connection.idle_timeout / 8, milliseconds(10), milliseconds(1000));
+}
+
+void RpcServer::sweep_idle() {
+  const auto now = activity_clock_->sample();
+  const auto slack = idle_sweep_period();
+  std::lock_guard lock(mu_);
+  std::erase_if(connections_, [](const auto& w) { return w.expired(); });
+  for (auto& w : connections_)
+    if (auto c = w.lock()) c->check_idle(now, slack);
+}
+
+Awaitable<void> RpcServer::idle_sweep_loop() {
+  for (;;) {
+    {
+      std::lock_guard lock(mu_);
+      if (stopped_) co_return;
+    }
+    sweep_idle();
+    sweep_timer_.expires_after(idle_sweep_period());
+    boost::system::error_code ec;
+    co_await sweep_timer_.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+  }
+}
 
 std::uint16_t RpcServer::listen(const std::string& address, std::uint16_t port) {
   const tcp::endpoint ep(asio::ip::make_address(address), port);
@@ -52,7 +89,8 @@ Awaitable<void> RpcServer::accept_loop(tcp::acceptor& acceptor) {
       refuse(socket);
       continue;
     }
-    auto conn = std::make_shared<Connection>(std::move(socket), dispatcher_, limits_.connection, budget_);
+    auto conn = std::make_shared<Connection>(std::move(socket), dispatcher_, limits_.connection, budget_,
+                                             activity_clock_);
     {
       std::lock_guard lock(mu_);
       std::erase_if(connections_, [](const auto& w) { return w.expired(); });
@@ -70,8 +108,8 @@ void RpcServer::refuse(tcp::socket& socket) {
   socket.close(ec);
   std::lock_guard lock(mu_);
   ++refused_unlogged_;
-  const auto now = std::chrono::steady_clock::now();
-  if (now - last_refusal_log_ < kRefusalLogInterval) return;
+  const auto now = clock_.now();
+  if (last_refusal_log_ != decltype(now){} && now - last_refusal_log_ < kRefusalLogInterval) return;
   spdlog::warn("max_connections ({}) reached: refused {} connection(s), the last from {}",
                limits_.max_connections, refused_unlogged_,
                ec ? std::string("unknown") : peer.address().to_string());
@@ -84,7 +122,11 @@ void RpcServer::stop() {
     boost::system::error_code ec;
     a->close(ec);
   }
-  std::lock_guard lock(mu_);
+  std::unique_lock lock(mu_);
+  stopped_ = true;  // before the cancel: the sweep loop sees it when it wakes
+  lock.unlock();
+  asio::dispatch(sweep_strand_, [this] { sweep_timer_.cancel(); });
+  lock.lock();
   for (auto& w : connections_)
     if (auto c = w.lock()) c->close();
   connections_.clear();

@@ -10,6 +10,7 @@
 #include "tests/support/origin.h"
 #include "tests/support/process.h"
 #include "tests/support/temp_dir.h"
+#include "tests/support/waiting.h"
 
 namespace difftest {
 
@@ -88,10 +89,7 @@ integ::GatewayConfig gateway_config(int variant, const std::string& tree, const 
 
 void must_connect(Nfs3Client& c, std::uint16_t port, const User& u) {
   c.set_credentials(u.uid, u.gid, u.groups);
-  for (int attempt = 0; attempt < 50; ++attempt) {
-    if (c.connect(port)) return;
-    std::this_thread::sleep_for(100ms);
-  }
+  if (nfsgw::test::wait_until([&] { return c.connect(port); }, 5s, "a connection")) return;
   throw std::runtime_error("cannot connect to port " + std::to_string(port) + ": " + c.error());
 }
 

@@ -61,6 +61,7 @@
 #include "tests/support/ports.h"
 #include "tests/support/raw_nfs.h"
 #include "tests/support/temp_dir.h"
+#include "tests/support/waiting.h"
 
 namespace {
 
@@ -152,7 +153,7 @@ TEST(Crash, KillNineUnderMixedLoadLosesNothingAcknowledged) {
     const auto lost_before = totals.lost_replies.load();
     for (auto& c : clients)
       load.emplace_back([&, c = c.get()] { c->run(gw().port(), stop, 5000); });
-    std::this_thread::sleep_for(milliseconds(300 + rng() % 700));
+    nfsgw::test::pass_time(milliseconds(300 + rng() % 700), "the kill falls at a random point of the load");
     const int code = gw().kill9();
     EXPECT_EQ(code, 128 + SIGKILL) << "round " << round;
     stop = true;
@@ -215,9 +216,8 @@ TEST(Crash, SigtermWithCallsInFlightExitsCleanly) {
     });
   }
   // Under way: calls answered on every connection.
-  const auto give_up = Clock::now() + seconds(20);
-  while ((pipelined_ok < 2000 || totals.acked_writes < 20) && Clock::now() < give_up)
-    std::this_thread::sleep_for(milliseconds(20));
+  (void)nfsgw::test::wait_until([&] { return pipelined_ok >= 2000 && totals.acked_writes >= 20; }, seconds(20),
+                                "calls answered on every connection");
   ASSERT_GE(pipelined_ok.load(), 2000u);
   const auto log_before = gw().log().size();
   const auto t0 = Clock::now();
@@ -379,7 +379,7 @@ TEST(Crash, FullCacheDiskKeepsServingSaysSoOnceAndRecovers) {
     const int pass = passes;
     EXPECT_EQ(read_all_through(small.port(), dir, kFiles), "") << "pass " << pass;
     EXPECT_EQ(list_through(small.port(), dir + "/big", kBigFiles), "") << "pass " << pass;
-    for (int i = 0; i < 20 && said() == 0; ++i) std::this_thread::sleep_for(milliseconds(50));
+    (void)nfsgw::test::wait_until([&] { return said() > 0; }, seconds(1), "the failure logged", milliseconds(50));
   }
   EXPECT_EQ(said(), 1u) << small.log();
   // Degraded, it still answers everything.
@@ -393,12 +393,13 @@ TEST(Crash, FullCacheDiskKeepsServingSaysSoOnceAndRecovers) {
   // and fail again (it did: said 4 times under ASan, and stats lost DEGRADED).
   // Reads go on meanwhile, so a store that wrongly recovered would write and fail.
   const auto past_a_retry = Clock::now() + seconds(12);
+  nfsgw::test::Pacer pace(milliseconds(500));  // passes spread over the retry period
   for (int pass = 0; pass < 20 && Clock::now() < past_a_retry; ++pass) {
     EXPECT_EQ(read_all_through(small.port(), dir, kFiles), "");
     EXPECT_EQ(list_through(small.port(), dir + "/big", kBigFiles), "");
-    std::this_thread::sleep_for(milliseconds(500));
+    pace.next();
   }
-  while (Clock::now() < past_a_retry) std::this_thread::sleep_for(milliseconds(100));
+  nfsgw::test::wait_past(past_a_retry);  // a retry has certainly come
   EXPECT_EQ(said(), 1u) << small.log();
   EXPECT_EQ(count_of(small.log(), "metadata cache disk works again"), 0u) << small.log();
   stats = small.cli("stats");
@@ -407,8 +408,8 @@ TEST(Crash, FullCacheDiskKeepsServingSaysSoOnceAndRecovers) {
   // Space returns: within the retry period nfsgw says so and persists again.
   disk.free_space();
   const std::string again = "metadata cache disk works again";
-  const auto until2 = Clock::now() + seconds(40);
-  while (count_of(small.log(), again) == 0 && Clock::now() < until2) std::this_thread::sleep_for(milliseconds(100));
+  (void)nfsgw::test::wait_until([&] { return count_of(small.log(), again) > 0; }, seconds(40), "the recovery logged",
+                                milliseconds(100));
   EXPECT_EQ(count_of(small.log(), again), 1u) << small.log();
   EXPECT_EQ(read_all_through(small.port(), dir, kFiles), "");
   stats = small.cli("stats");
@@ -488,7 +489,8 @@ TEST(Crash, ReadOnlyCacheDirKeepsServingSaysSoOnceAndRecovers) {
     const int pass = passes;
     EXPECT_EQ(read_all_through(gw2.port(), dir, kFiles), "") << "pass " << pass;
     EXPECT_EQ(list_through(gw2.port(), dir + "/big", kBigFiles), "") << "pass " << pass;
-    for (int i = 0; i < 20 && said(meta_failed) == 0; ++i) std::this_thread::sleep_for(milliseconds(50));
+    (void)nfsgw::test::wait_until([&] { return said(meta_failed) > 0; }, seconds(1), "the failure logged",
+                                  milliseconds(50));
   }
   const double to_fail_s = std::chrono::duration<double>(Clock::now() - t_ro).count();
   EXPECT_EQ(said(meta_failed), 1u) << gw2.log();
@@ -507,9 +509,9 @@ TEST(Crash, ReadOnlyCacheDirKeepsServingSaysSoOnceAndRecovers) {
   ro.writable();
   const auto t_rw = Clock::now();
   const std::string meta_again = "metadata cache disk works again", data_again = "block store works again";
-  const auto until = Clock::now() + seconds(40);
   double meta_back_s = -1, data_back_s = -1;
-  for (unsigned round = 0; Clock::now() < until && (meta_back_s < 0 || data_back_s < 0); ++round) {
+  unsigned round = 0;
+  const auto both_back = [&] {
     if (data_back_s < 0) {
       // Files the read-only disk kept out of the cache (the first 20 are cached):
       // each READ is a block to store.
@@ -525,8 +527,10 @@ TEST(Crash, ReadOnlyCacheDirKeepsServingSaysSoOnceAndRecovers) {
       meta_back_s = std::chrono::duration<double>(Clock::now() - t_rw).count();
     if (data_back_s < 0 && said(data_again) > 0)
       data_back_s = std::chrono::duration<double>(Clock::now() - t_rw).count();
-    std::this_thread::sleep_for(milliseconds(100));
-  }
+    ++round;
+    return meta_back_s >= 0 && data_back_s >= 0;
+  };
+  (void)nfsgw::test::wait_until(both_back, seconds(40), "both stores back", milliseconds(100));
   EXPECT_EQ(said(meta_again), 1u) << gw2.log();
   EXPECT_EQ(said(data_again), 1u) << gw2.log();
   EXPECT_EQ(read_all_through(gw2.port(), dir, kFiles), "");

@@ -34,6 +34,7 @@
 #include "tests/support/raw_steps.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/wan_relay.h"
+#include "tests/support/waiting.h"
 
 namespace {
 
@@ -246,6 +247,7 @@ TEST(DataCacheTest, AChangeOnTheOriginIsReadOnceTheWindowPassed) {
   const Handle fh = c.file("changing.bin");
   ASSERT_FALSE(fh.empty());
   EXPECT_EQ(read_digest(*c.conn, fh, before.size()), digest_of(before));
+  const auto cached = std::chrono::steady_clock::now();  // the window began before this
 
   // Changed through the origin's own service (ganesha would not see a change made
   // behind its back on disk within the test's time).
@@ -255,7 +257,7 @@ TEST(DataCacheTest, AChangeOnTheOriginIsReadOnceTheWindowPassed) {
   std::string after = before;
   const std::string patch = random_bytes(4096, 22);
   after.replace(kMiB, patch.size(), patch);
-  std::this_thread::sleep_for(milliseconds(20));
+  wait_past_mtime(must_getattr(*o.conn, ofh, "changing.bin at the origin"), milliseconds(20));
   auto w = o.conn->write(ofh, kMiB, patch);
   ASSERT_TRUE(w.transport_ok && w.status == kNfs3Ok) << w.error;
 
@@ -263,7 +265,7 @@ TEST(DataCacheTest, AChangeOnTheOriginIsReadOnceTheWindowPassed) {
   // Inside the window the cached bytes are the export's promise.
   EXPECT_EQ(read_digest(*c.conn, fh, before.size()), digest_of(before));
   EXPECT_EQ(reads_now(), 0) << "a read inside the window went to the origin";
-  std::this_thread::sleep_for(kShortWindow + milliseconds(700));
+  nfsgw::test::wait_past(cached + kShortWindow + milliseconds(700));  // the window has certainly passed
   EXPECT_EQ(read_digest(*c.conn, fh, after.size()), digest_of(after)) << "the change was not read after the window";
   EXPECT_GT(reads_now(), 0) << "the changed file was not fetched again";
 }
@@ -437,11 +439,12 @@ TEST(DataCacheTest, KillDuringAColdReadLeavesNothingTorn) {
     ASSERT_TRUE(c.ok());
     fh = c.file("killread.bin");
   }
+  std::atomic<int> chunks{0};
   std::thread reader([&] {
     auto conn = connect_nfs(kDataGatewayPort);
     if (!conn) return;
     conn->timeout_ms = 5000;
-    for (std::uint64_t off = 0; off < size; off += kMiB) {
+    for (std::uint64_t off = 0; off < size; off += kMiB, ++chunks) {
       auto r = conn->read(fh, off, kMiB);
       if (!r.transport_ok) {
         // The gateway died under it. The cut-off call is still queued in the
@@ -452,7 +455,8 @@ TEST(DataCacheTest, KillDuringAColdReadLeavesNothingTorn) {
       }
     }
   });
-  std::this_thread::sleep_for(milliseconds(300));
+  // Killed once the cold read is under way.
+  (void)nfsgw::test::wait_until([&] { return chunks > 0; }, seconds(30), "the cold read under way");
   gw().kill9();
   reader.join();
   gw().start();
@@ -489,8 +493,7 @@ TEST(DataCacheTest, KillDuringAWriteStreamLosesNothingAcknowledged) {
       acked = i + 1;
     }
   });
-  const auto give_up = std::chrono::steady_clock::now() + seconds(30);
-  while (acked < 8 && std::chrono::steady_clock::now() < give_up) std::this_thread::sleep_for(milliseconds(5));
+  (void)nfsgw::test::wait_until([&] { return acked >= 8; }, seconds(30), "eight writes acknowledged");
   gw().kill9();
   writer.join();
   const int n = acked;

@@ -28,6 +28,7 @@
 #include "tests/support/rpc_wire.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/wan_relay.h"
+#include "tests/support/waiting.h"
 
 namespace {
 
@@ -294,13 +295,20 @@ TEST(FrozenOrigin, ClientsComingAndGoingWhileTheOriginIsFrozenDoNotGrowMemory) {
       for (int i = 0; i < kWritesPerRound; ++i) {
         ASSERT_TRUE(conn.send_all(write_call(static_cast<std::uint32_t>(round * 100 + i), h.file, kWriteBytes)));
       }
-      std::this_thread::sleep_for(20ms);  // let nfsgw read them, then go away
+      // The client stays 20 ms, then goes away: nfsgw has read (some of) its calls
+      // by then, and must free them once it sees the client gone.
+      nfsgw::test::pass_time(20ms, "a client that leaves 20 ms after its calls");
     }
     peak = std::max(peak, rss_kib(pid));
   }
-  std::this_thread::sleep_for(3s);
-  const long after = rss_kib(pid);
-  peak = std::max(peak, after);
+  // Then until nfsgw's memory has not grown (by more than 1 MiB) for 3 s.
+  const long after = nfsgw::test::wait_until_settled(
+      [&] {
+        const long now = rss_kib(pid);
+        peak = std::max(peak, now);
+        return now;
+      },
+      3s, 30s, [](long was, long now) { return now > was + 1024; });
   RecordProperty("rss_before_kib", std::to_string(before));
   RecordProperty("rss_peak_kib", std::to_string(peak));
   std::printf("nfsgw RSS: before %ld KiB, peak %ld KiB, after %ld KiB (%d rounds of %d WRITEs of %zu bytes)\n",

@@ -50,6 +50,7 @@
 #include "tests/support/raw_steps.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/wan_relay.h"
+#include "tests/support/waiting.h"
 
 namespace {
 
@@ -198,7 +199,7 @@ class OriginClient {
     Handle fh = handle(rel_path);
     if (fh.empty()) return {};
     RawFattr before = must_getattr(*conn_, fh, "origin " + rel_path);
-    std::this_thread::sleep_for(milliseconds(20));  // a visibly later mtime
+    wait_past_mtime(before, milliseconds(20));  // a visibly later mtime
     auto w = conn_->write(fh, before.size, data);
     if (!w.transport_ok || w.status != kNfs3Ok) {
       ADD_FAILURE() << "WRITE at the origin " << rel_path << ": " << w.error << " status " << w.status;
@@ -493,7 +494,7 @@ TEST_F(MetaCache, TtlOriginChangeSeenAfterAttrTtlNotBefore) {
                   << std::chrono::duration_cast<milliseconds>(elapsed).count() << " ms, longer than attr_ttl";
   }
 
-  std::this_thread::sleep_until(refreshed_at + kTtlWindow + milliseconds(700));
+  nfsgw::test::wait_past(refreshed_at + kTtlWindow + milliseconds(700));
   reset_counters();
   RawFattr after = must_getattr(*c, f, "f after the window");
   auto after_calls = counters();
@@ -579,7 +580,7 @@ TEST_F(MetaCache, ImmutableIgnoresOriginChangesUntilInvalidate) {
 
   RawFattr new_f = origin.append(dir_name_ + "/f", "-changed");
   RawFattr new_g = origin.append(dir_name_ + "/sub/g", "-changed too");
-  std::this_thread::sleep_for(kImmutableWindow * 2 + milliseconds(500));
+  nfsgw::test::wait_past(Clock::now() + kImmutableWindow * 2 + milliseconds(500));  // long after the windows
 
   reset_counters();
   EXPECT_EQ(must_getattr(*c, f, "f"), old_f) << "immutable: an origin change came through";

@@ -25,6 +25,7 @@
 #include "tests/support/raw_nfs.h"
 #include "tests/support/rpc_wire.h"
 #include "tests/support/temp_dir.h"
+#include "tests/support/waiting.h"
 
 namespace {
 
@@ -198,9 +199,10 @@ TEST(Metrics, WalksMoveHitsMissesOriginCallsAndLatencyAsTheyShould) {
   std::atomic<bool> done{false};
   std::vector<Scrape> during;
   std::thread scraper([&] {
+    nfsgw::test::Pacer pace(std::chrono::milliseconds(100));  // one scrape every 100 ms
     for (int i = 0; i < 100 && !done.load(); ++i) {  // bounded: at most 100 scrapes
       during.push_back(scrape());
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      pace.next();
     }
   });
   const WalkResult cold = walk(c.conn, c.root);

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "tests/support/temp_dir.h"
+#include "tests/support/waiting.h"
 
 namespace integ {
 
@@ -105,7 +106,7 @@ auto LoadClient::with_retries(F f, bool* retried) {
     }
     ++totals_.jukebox_retries;
     if (retried) *retried = true;
-    std::this_thread::sleep_for(options_.jukebox_pause);
+    nfsgw::test::pass_time(options_.jukebox_pause, "a client pauses before it retries a JUKEBOX, as NFS clients do");
   }
 }
 
@@ -205,7 +206,8 @@ void LoadClient::write_unstable(FileModel& f) {
       if (verf && *verf != w.verf) same_verf = false;
       verf = w.verf;
     }
-    if (options_.commit_delay.count() > 0) std::this_thread::sleep_for(options_.commit_delay);
+    if (options_.commit_delay.count() > 0)
+      nfsgw::test::pass_time(options_.commit_delay, "a client that commits a while after its writes");
     auto c = with_retries([&] { return conn_->commit(f.handle); }, nullptr);
     if (lost(c)) return;
     check_status(c, "COMMIT");

@@ -16,6 +16,7 @@
 #include "tests/support/ports.h"
 #include "tests/support/raw_nfs.h"
 #include "tests/support/temp_dir.h"
+#include "tests/support/waiting.h"
 
 namespace {
 
@@ -40,20 +41,21 @@ TEST(OriginDown, GatewayStartsMountsAndServesOnceOriginIsUp) {
   std::ofstream(late.export_dir() + "/hello") << "hello";
 
   // Bounded wait: the gateway reconnects on its own (its back-off, not ours).
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   Attrs attrs;
   std::string last_error;
-  while (std::chrono::steady_clock::now() < deadline) {
+  const auto stat_works = [&] {
     NfsClient client(gw.url(), -1, -1, 10000);
     if (client.mount_status() == 0) {
       attrs = lstat_of(client.get(), "/hello");
-      if (attrs.rc == 0) break;
+      if (attrs.rc == 0) return true;
       last_error = "stat: " + client.error();
     } else {
       last_error = client.mount_error();
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));
-  }
+    return false;
+  };
+  (void)nfsgw::test::wait_until(stat_works, std::chrono::seconds(60), "a stat through nfsgw",
+                                std::chrono::milliseconds(500));
   ASSERT_EQ(attrs.rc, 0) << "no successful stat through nfsgw within 60 s of the origin starting: " << last_error
                          << "\n" << gw.log();
   EXPECT_EQ(attrs.size, 5u);

@@ -49,6 +49,7 @@
 #include "tests/support/raw_nfs.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/wan_relay.h"
+#include "tests/support/waiting.h"
 
 namespace {
 
@@ -137,14 +138,10 @@ double seconds_since(Clock::time_point t) { return std::chrono::duration<double>
 /// the seconds that took, or -1 when some client did not.
 double every_client_done_after(const std::vector<std::unique_ptr<LoadClient>>& clients, Clock::time_point t,
                                seconds limit) {
-  const auto until = Clock::now() + limit;
-  while (Clock::now() < until) {
-    const bool all = std::all_of(clients.begin(), clients.end(),
-                                 [&](const auto& c) { return c->last_completion() > t; });
-    if (all) return seconds_since(t);
-    std::this_thread::sleep_for(milliseconds(50));
-  }
-  return -1;
+  const auto all = [&] {
+    return std::all_of(clients.begin(), clients.end(), [&](const auto& c) { return c->last_completion() > t; });
+  };
+  return nfsgw::test::wait_until(all, limit, "a call of every client", milliseconds(50)) ? seconds_since(t) : -1;
 }
 
 std::size_t count_of(const std::string& text, const std::string& what) {
@@ -170,14 +167,14 @@ TEST(OriginFaults, OriginCutFor60sUnderMixedLoadNoClientGetsAnErrorAndNothingIsL
   std::vector<std::thread> load;
   for (auto& c : clients) load.emplace_back([&, c = c.get()] { c->run(gw().port(), stop, 1000000); });
 
-  std::this_thread::sleep_for(seconds(3));
+  nfsgw::test::pass_time(seconds(3), "3 s of load before the cut");
   const auto acked_before_cut = totals.acked_writes.load();
   bool ok = false;
   setup().relay->ctl({"cut"}, &ok);
   EXPECT_TRUE(ok) << "wan-emu did not cut";
   const auto t_cut = Clock::now();
   const auto calls_at_cut = totals.calls.load();
-  std::this_thread::sleep_for(seconds(cut_s));
+  nfsgw::test::pass_time(seconds(cut_s), "the cut lasts cut_s seconds");
   const auto calls_during_cut = totals.calls.load() - calls_at_cut;
   const auto acked_during_cut = totals.acked_writes.load() - acked_before_cut;
   EXPECT_TRUE(gw().running());
@@ -191,7 +188,7 @@ TEST(OriginFaults, OriginCutFor60sUnderMixedLoadNoClientGetsAnErrorAndNothingIsL
   const double recovered_s = every_client_done_after(clients, t_restore, seconds(120));
   EXPECT_GE(recovered_s, 0) << "a client's call did not complete within 120 s of the link's return\n"
                             << gw().log();
-  std::this_thread::sleep_for(seconds(3));  // and the load goes on
+  nfsgw::test::pass_time(seconds(3), "and the load goes on for 3 s");
   const auto acked_before_stop = totals.acked_writes.load();
   stop = true;
   for (auto& t : load) t.join();
@@ -266,13 +263,20 @@ TEST(OriginFaults, OriginRestartDuringUnstableWritesLosesNothingCommitted) {
       c->run(gw().port(), stop, 1000000);
       ++finished;
     });
-  std::this_thread::sleep_for(seconds(2));
+  nfsgw::test::pass_time(seconds(2), "2 s of load before the origin's restart");
   const auto commits_before = totals.commits.load();
   const auto verifiers_before = totals.distinct_verifiers();
 
   setup().origin->kill9();
   const auto t_kill = Clock::now();
-  std::this_thread::sleep_for(milliseconds(300));  // every client now waits on nfsgw
+  // Every client now waits on nfsgw: no call of any client completed for 300 ms.
+  (void)nfsgw::test::wait_until_settled(
+      [&] {
+        Clock::time_point latest{};
+        for (const auto& c : clients) latest = std::max(latest, c->last_completion());
+        return latest;
+      },
+      milliseconds(300), seconds(10));
   std::size_t lost_bytes = 0, lost_chunks = 0;
   struct LostChunk {
     std::string path;
@@ -306,8 +310,7 @@ TEST(OriginFaults, OriginRestartDuringUnstableWritesLosesNothingCommitted) {
   const auto t_up = Clock::now();
   const double restart_s = std::chrono::duration<double>(t_up - t_kill).count();
   // Every client's step ends once the origin is back (bounded: 90 s).
-  const auto until = Clock::now() + seconds(90);
-  while (finished < kClients && Clock::now() < until) std::this_thread::sleep_for(milliseconds(10));
+  (void)nfsgw::test::wait_until([&] { return finished == kClients; }, seconds(90), "every client's step ended");
   const double recovered_s = finished == kClients ? seconds_since(t_up) : -1;
   if (finished < kClients) {
     ADD_FAILURE() << "a client's call did not complete within 90 s of the origin's restart\n" << gw().log();

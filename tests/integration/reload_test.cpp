@@ -35,6 +35,7 @@
 #include "tests/support/origin.h"
 #include "tests/support/ports.h"
 #include "tests/support/temp_dir.h"
+#include "tests/support/waiting.h"
 
 namespace integ {
 namespace {
@@ -91,6 +92,7 @@ class Load {
  private:
   void run(nfs_context* nfs) {
     const auto until = std::chrono::steady_clock::now() + 10min;
+    nfsgw::test::Pacer pace(5ms);  // a round every few ms
     for (int round = 0; round < 100000 && !stop_ && std::chrono::steady_clock::now() < until; ++round) {
       const Attrs a = lstat_of(nfs, "/loadfile");
       int rc = 0;
@@ -104,7 +106,7 @@ class Load {
           first_failure_ = "round " + std::to_string(round) + ": stat rc " + std::to_string(a.rc) + ", read rc " +
                            std::to_string(rc) + ", " + std::to_string(data.size()) + " bytes";
       }
-      std::this_thread::sleep_for(5ms);
+      pace.next();
     }
   }
 
@@ -195,13 +197,19 @@ TEST_F(ReloadTest, EveryKindOfChangeAppliesUnderLoadWithoutDroppingACall) {
   GatewayConfig next = cfg;
 
   // 1. A window: /win's attr_ttl 10m -> 1s.
+  // The origin's count for /win once it has not moved for 300 ms: what the first
+  // calls learn in the background is counted.
+  const auto settled_calls = [&] {
+    return nfsgw::test::wait_until_settled([&] { return origin_calls("/win"); }, 300ms, 10s, std::not_equal_to<>{},
+                                           100ms);
+  };
   ASSERT_EQ(lstat_of(win, "/winfile").rc, 0);
-  std::this_thread::sleep_for(300ms);  // what the first calls learn in the background
+  settled_calls();
   ASSERT_EQ(lstat_of(win, "/winfile").rc, 0);
-  std::this_thread::sleep_for(300ms);
-  const long warm = origin_calls("/win");
+  const long warm = settled_calls();
+  const auto cached = std::chrono::steady_clock::now();
   ASSERT_GT(warm, 0) << "positive control: the first stat reached the origin";
-  std::this_thread::sleep_for(1500ms);
+  nfsgw::test::wait_past(cached + 1500ms);  // past the 1 s window /win gets below
   ASSERT_EQ(lstat_of(win, "/winfile").rc, 0);
   ASSERT_EQ(origin_calls("/win"), warm) << "cached for 10 minutes before the reload";
   extra(next, "/win").metadata.durations["attr_ttl"] = "1s";
@@ -211,9 +219,10 @@ TEST_F(ReloadTest, EveryKindOfChangeAppliesUnderLoadWithoutDroppingACall) {
   EXPECT_NE(answer.find("applied: export /win: attr_ttl: \"10m\" -> \"1s\""), std::string::npos) << answer;
   EXPECT_NE(answer.find("needs a restart: [server] threads: 2 -> 3"), std::string::npos) << answer;
   ASSERT_EQ(lstat_of(win, "/winfile").rc, 0);
+  const auto revalidated = std::chrono::steady_clock::now();
   const long after = origin_calls("/win");
   EXPECT_GT(after, warm) << "what was cached for 10 minutes is revalidated under the 1 s window";
-  std::this_thread::sleep_for(1500ms);
+  nfsgw::test::wait_past(revalidated + 1500ms);  // the 1 s window has certainly passed
   ASSERT_EQ(lstat_of(win, "/winfile").rc, 0);
   EXPECT_GT(origin_calls("/win"), after) << "revalidated again after 1 s";
   EXPECT_NE(gw->log().find("needs a restart: [server] threads"), std::string::npos);
@@ -249,11 +258,12 @@ TEST_F(ReloadTest, EveryKindOfChangeAppliesUnderLoadWithoutDroppingACall) {
   write_config(next);
   ASSERT_EQ(::kill(gw->pid(), SIGHUP), 0);
   std::unique_ptr<NfsClient> fresh;
-  for (int i = 0; i < 100; ++i) {  // 10 s at most
-    fresh = std::make_unique<NfsClient>(url_of("/added"));
-    if (fresh->mount_status() == 0) break;
-    std::this_thread::sleep_for(100ms);
-  }
+  (void)nfsgw::test::wait_until(
+      [&] {
+        fresh = std::make_unique<NfsClient>(url_of("/added"));
+        return fresh->mount_status() == 0;
+      },
+      10s, "a mount of /added", 100ms);
   ASSERT_EQ(fresh->mount_status(), 0) << gw->log();
   EXPECT_EQ(read_file(*fresh, "/public", &rc), "anyone");
   EXPECT_EQ(rc, 0);
@@ -290,7 +300,8 @@ TEST_F(ReloadTest, EveryKindOfChangeAppliesUnderLoadWithoutDroppingACall) {
   EXPECT_NE(refused.output.find(message), std::string::npos) << refused.output << "\nexpected: " << message;
   ASSERT_EQ(::kill(gw->pid(), SIGHUP), 0);
   const std::string logged = "reload refused, the running configuration is kept: " + message;
-  for (int i = 0; i < 100 && gw->log().find(logged) == std::string::npos; ++i) std::this_thread::sleep_for(100ms);
+  (void)nfsgw::test::wait_until([&] { return gw->log().find(logged) != std::string::npos; }, 10s, "the refusal logged",
+                                100ms);
   EXPECT_NE(gw->log().find(logged), std::string::npos) << gw->log();
   EXPECT_EQ(read_file(*fresh, "/public", &rc), "anyone") << "the running configuration still serves /added";
   EXPECT_EQ(lstat_of(gone, "/public").rc, -ESTALE);
@@ -298,8 +309,8 @@ TEST_F(ReloadTest, EveryKindOfChangeAppliesUnderLoadWithoutDroppingACall) {
 
   // The load ran throughout, and no call of it failed.
   const long before_stop = load.ok();
-  std::this_thread::sleep_for(300ms);
-  EXPECT_GT(load.ok(), before_stop) << "the load still runs after the reloads";
+  EXPECT_TRUE(nfsgw::test::wait_until([&] { return load.ok() > before_stop; }, 300ms,
+                                      "the load still running after the reloads"));
   load.stop();
   EXPECT_EQ(load.failed(), 0) << load.first_failure();
   EXPECT_GT(load.ok(), 100) << "positive control: the load made calls";

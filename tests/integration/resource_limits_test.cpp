@@ -21,6 +21,7 @@
 #include "tests/support/raw_nfs.h"
 #include "tests/support/rpc_wire.h"
 #include "tests/support/temp_dir.h"
+#include "tests/support/waiting.h"
 
 namespace {
 
@@ -108,15 +109,9 @@ TEST(ResourceLimits, PipelinedReadsNotReadKeepMemoryBoundedAndAllRepliesArrive) 
 
   // Watch nfsgw's memory while the client reads nothing: until it has not grown for
   // 3 s (at most 30 s).
-  std::uint64_t peak = before;
-  auto quiet_since = std::chrono::steady_clock::now();
-  const auto give_up = quiet_since + 30s;
-  while (std::chrono::steady_clock::now() < give_up && std::chrono::steady_clock::now() - quiet_since < 3s) {
-    std::this_thread::sleep_for(200ms);
-    const std::uint64_t now = rss_of(*gw);
-    if (now > peak + kMiB) quiet_since = std::chrono::steady_clock::now();
-    peak = std::max(peak, now);
-  }
+  const std::uint64_t peak = nfsgw::test::wait_until_settled(
+      [&, peak = before]() mutable { return peak = std::max(peak, rss_of(*gw)); }, 3s, 30s,
+      [](std::uint64_t was, std::uint64_t now) { return now > was + kMiB; }, 200ms);
   std::cout << "nfsgw RSS before " << (before >> 20) << " MiB, peak while the client did not read "
             << (peak >> 20) << " MiB\n";
   EXPECT_LT(peak - before, kGrowthBound) << "RSS grew from " << (before >> 20) << " to " << (peak >> 20) << " MiB";
@@ -188,14 +183,14 @@ TEST(ResourceLimits, ConnectionsAboveMaxConnectionsAreClosedAndLoggedOnce) {
     // until nfsgw has seen it close; on a busy machine the fourth connection can
     // come first and be refused (CI saw it once). So a refused one is tried again,
     // as the freed slot below is.
-    bool served = false;
-    for (int attempt = 0; attempt < 50 && !served; ++attempt) {
+    const auto served = [&] {
       auto c = std::make_unique<TcpConn>(gw->port());
-      served = null_answered(*c, 100 + i);
-      if (served) admitted.push_back(std::move(c));
-      else std::this_thread::sleep_for(100ms);
-    }
-    ASSERT_TRUE(served) << "connection " << i << "\n" << gw->log();
+      if (!null_answered(*c, 100 + i)) return false;
+      admitted.push_back(std::move(c));
+      return true;
+    };
+    ASSERT_TRUE(nfsgw::test::wait_until(served, 5s, "a connection admitted", 100ms))
+        << "connection " << i << "\n" << gw->log();
   }
   for (int i = 0; i < 20; ++i) {
     TcpConn refused(gw->port());
@@ -214,13 +209,13 @@ TEST(ResourceLimits, ConnectionsAboveMaxConnectionsAreClosedAndLoggedOnce) {
   EXPECT_EQ(lines, 1u) << log;
 
   admitted.pop_back();  // a slot frees once nfsgw has seen it go
-  bool served = false;
-  for (int attempt = 0; attempt < 50 && !served; ++attempt) {
-    TcpConn later(gw->port());
-    served = null_answered(later, 400 + attempt);
-    if (!served) std::this_thread::sleep_for(100ms);
-  }
-  EXPECT_TRUE(served);
+  std::uint32_t attempt = 0;
+  EXPECT_TRUE(nfsgw::test::wait_until(
+      [&] {
+        TcpConn later(gw->port());
+        return null_answered(later, 400 + attempt++);
+      },
+      5s, "a connection admitted once a slot freed", 100ms));
 }
 
 TEST(ResourceLimits, AnIdleConnectionIsClosedAfterIdleTimeout) {
@@ -232,9 +227,10 @@ TEST(ResourceLimits, AnIdleConnectionIsClosedAfterIdleTimeout) {
   ASSERT_TRUE(null_answered(idle, 1));
   const auto t0 = std::chrono::steady_clock::now();
   // Positive control: a connection calling every 500 ms for 5 s stays open.
+  nfsgw::test::Pacer pace(500ms);
   for (std::uint32_t i = 0; i < 10; ++i) {
     ASSERT_TRUE(null_answered(busy, 10 + i)) << "the busy connection was closed after " << i << " calls";
-    std::this_thread::sleep_for(500ms);
+    pace.next();
   }
   EXPECT_TRUE(idle.wait_closed(10000)) << "the idle connection is still open";
   EXPECT_GE(std::chrono::steady_clock::now() - t0, 2s);

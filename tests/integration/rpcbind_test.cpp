@@ -14,6 +14,7 @@
 #include "tests/support/ports.h"
 #include "tests/support/process.h"
 #include "tests/support/temp_dir.h"
+#include "tests/support/waiting.h"
 
 namespace {
 
@@ -67,11 +68,13 @@ TEST_F(Rpcbind, RegistersWhileRunningAndUnregistersOnStop) {
 
   ASSERT_NO_THROW(gw.start());
   std::string map;
-  for (int i = 0; i < 100; ++i) {  // registration follows the listen by a moment
-    map = rpcbind_map();
-    if (mapped(map, 100005, 1, kPort)) break;
-    std::this_thread::sleep_for(100ms);
-  }
+  // Registration follows the listen by a moment.
+  EXPECT_TRUE(nfsgw::test::wait_until(
+      [&] {
+        map = rpcbind_map();
+        return mapped(map, 100005, 1, kPort);
+      },
+      10s, "the registration of MOUNT v1", 100ms));
   EXPECT_TRUE(mapped(map, 100003, 3, kPort)) << map << gw.log();
   EXPECT_TRUE(mapped(map, 100005, 3, kPort)) << map;
   EXPECT_TRUE(mapped(map, 100005, 1, kPort)) << map;

@@ -40,6 +40,7 @@
 #include "tests/support/process.h"
 #include "tests/support/raw_nfs.h"
 #include "tests/support/temp_dir.h"
+#include "tests/support/waiting.h"
 
 namespace {
 
@@ -157,27 +158,27 @@ class HardClient {
 
   template <typename R>
   R call(const std::function<R(RawNfsConnection&)>& op) {
-    const auto deadline = Clock::now() + std::chrono::seconds(90);
-    for (;;) {
+    R r;
+    const auto answered = [&] {
       if (!connected_) {
         conn_ = std::make_unique<RawNfsConnection>();
         conn_->timeout_ms = 20000;
         connected_ = conn_->connect(port_, kNfsProgram, 3);
         if (connected_) conn_->set_credentials(0, 0);
       }
-      if (connected_) {
-        R r = op(*conn_);
-        if (r.transport_ok) return r;
-        connected_ = false;
-        ++reconnects;
-      }
-      if (Clock::now() > deadline) {
-        R r;
-        r.error = "no answer through the balancer for 90 s";
-        return r;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
+      if (!connected_) return false;
+      r = op(*conn_);
+      if (r.transport_ok) return true;
+      connected_ = false;
+      ++reconnects;
+      return false;
+    };
+    if (nfsgw::test::wait_until(answered, std::chrono::seconds(90), "an answer through the balancer",
+                                std::chrono::milliseconds(100)))
+      return r;
+    R none;
+    none.error = "no answer through the balancer for 90 s";
+    return none;
   }
 
  private:
@@ -199,6 +200,9 @@ void walk(std::uint16_t port, const Handle& top, Outcome& out, std::atomic<int>&
   };
   std::deque<Dir> todo{{"", top, true}};
   const auto& tree = origin_tree();
+  // Files at most one every 2 ms: the walk lasts long enough for node A's stop to
+  // fall in it.
+  nfsgw::test::Pacer pace(std::chrono::milliseconds(2));
   while (!todo.empty()) {
     Dir d = todo.front();
     todo.pop_front();
@@ -224,7 +228,7 @@ void walk(std::uint16_t port, const Handle& top, Outcome& out, std::atomic<int>&
         continue;
       }
       // A file: its handle is used later, some of them after the failover.
-      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      pace.next();
       if (failover && before) ++old_handle_calls;
       auto r = c.call<RawRead>([&](RawNfsConnection& k) { return k.read(e.handle, 0, 4096); });
       if (!r.transport_ok || r.status != kNfs3Ok) {
@@ -236,10 +240,8 @@ void walk(std::uint16_t port, const Handle& top, Outcome& out, std::atomic<int>&
     ++progress;
     // A third of the walk through node A, then wait (bounded) for its stop: the
     // rest, with the handles node A gave, goes to node B.
-    if (progress == kPauseAfterDirs) {
-      const auto until = Clock::now() + std::chrono::seconds(120);
-      while (!failover && Clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
+    if (progress == kPauseAfterDirs)
+      (void)nfsgw::test::wait_until([&] { return failover.load(); }, std::chrono::seconds(120), "node A's stop");
   }
 }
 
@@ -285,6 +287,7 @@ void failover_run(Stop how) {
     HardClient c(kBalancerPort);
     Sha256 sha;
     std::uint64_t off = 0;
+    nfsgw::test::Pacer slowly(std::chrono::milliseconds(5));
     const auto deadline = Clock::now() + std::chrono::minutes(5);
     while (off < kBigSize && Clock::now() < deadline) {
       auto r = c.call<RawRead>([&](RawNfsConnection& k) { return k.read(big, off, kChunk); });
@@ -300,10 +303,9 @@ void failover_run(Stop how) {
       // A quarter through node A at full speed; then slowly, and at most to three
       // quarters, until node A is stopped: its stop falls in the middle of the file.
       if (!failover && off >= kBigSize / 4) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
-        const auto until = Clock::now() + std::chrono::seconds(120);
-        while (!failover && off >= 3 * kBigSize / 4 && Clock::now() < until)
-          std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        slowly.next();
+        if (off >= 3 * kBigSize / 4)
+          (void)nfsgw::test::wait_until([&] { return failover.load(); }, std::chrono::seconds(120), "node A's stop");
       }
     }
     reader_reconnects = c.reconnects;
@@ -311,10 +313,8 @@ void failover_run(Stop how) {
   });
 
   // Stop A once both clients are well under way through it.
-  const auto deadline = Clock::now() + std::chrono::seconds(120);
-  while (Clock::now() < deadline && (big_read < kBigSize / 4 || dirs_done < kPauseAfterDirs)) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
+  (void)nfsgw::test::wait_until([&] { return big_read >= kBigSize / 4 && dirs_done >= kPauseAfterDirs; },
+                                std::chrono::seconds(120), "both clients under way through node A");
   const std::uint64_t read_before = big_read;
   const int dirs_before = dirs_done;
   failover = true;

@@ -37,6 +37,7 @@
 #include "tests/support/raw_nfs.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/wan_relay.h"
+#include "tests/support/waiting.h"
 
 namespace {
 
@@ -289,7 +290,7 @@ TEST_F(Wan, CutLinkMakesCallsWaitThenCompleteOnRestore) {
   BackgroundCall<RawAttr> attr([fh](RawNfsConnection& c) { return c.getattr(fh); });
   BackgroundCall<RawLookup> lookup([dir](RawNfsConnection& c) { return c.lookup(dir, "born_during_cut"); });
 
-  std::this_thread::sleep_for(std::chrono::seconds(2));
+  nfsgw::test::pass_time(std::chrono::seconds(2), "an outage of 2 s, through which the calls wait");
   EXPECT_FALSE(read.done) << "READ finished during the outage";
   EXPECT_FALSE(attr.done) << "GETATTR finished during the outage";
   EXPECT_FALSE(lookup.done) << "LOOKUP finished during the outage";

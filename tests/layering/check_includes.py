@@ -8,7 +8,10 @@ gateway/rpc). The checks:
     through others (each folder is one CMake library, and libraries depend one way);
   - the layers point one way: protocol/ includes neither cache/ nor gateway/ (nor
     config/), and cache/ does not include gateway/;
-  - every folder with sources has its own CMakeLists.txt (one library per folder).
+  - every folder with sources has its own CMakeLists.txt (one library per folder);
+  - no test sleeps: sleep_for, sleep_until, usleep, nanosleep or sleep( in tests/
+    (comments aside) only in tests/support/waiting.h, which waits on conditions,
+    on a clock, or paces a load on purpose.
 
 --self-test builds small trees that break each rule and expects each to fail, and
 one that keeps them and expects it to pass: the check can fail.
@@ -23,6 +26,18 @@ SOURCE_ROOTS = ["protocol", "config", "cache", "gateway"]
 FORBIDDEN = [("protocol", "cache"), ("protocol", "gateway"), ("protocol", "config"), ("cache", "gateway")]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 SUFFIXES = (".h", ".hpp", ".cpp", ".cc")
+
+SLEEP = re.compile(r"\b(sleep_for|sleep_until|usleep|nanosleep|sleep)\s*\(")
+SLEEP_SUFFIXES = (".h", ".hpp", ".cpp", ".cc", ".c", ".py")
+SLEEP_HOME = "tests/support/waiting.h"
+# Files that cannot use waiting.h, with why they may sleep.
+SLEEP_EXEMPT = {
+    "tests/kernel/host/rpcb_claim.c": "a C program run in the kernel test's guest; it paces a re-claim loop",
+    "tests/packaging/check_unit_sandbox.py": "Python: its wait_for() polls a condition, as waiting.h does",
+    "tests/layering/check_includes.py": "this check: it names what it looks for",
+}
+C_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
+PY_COMMENT = re.compile(r"#[^\n]*")
 
 
 def folder_edges(root):
@@ -80,6 +95,30 @@ def cycles(edges):
     return out
 
 
+def sleeps(root):
+    """Problems for each sleep in tests/ outside SLEEP_HOME and SLEEP_EXEMPT."""
+    found = []
+    for dirpath, _, files in os.walk(os.path.join(root, "tests")):
+        for name in sorted(files):
+            if not name.endswith(SLEEP_SUFFIXES):
+                continue
+            path = os.path.join(dirpath, name)
+            rel = os.path.relpath(path, root)
+            if rel == SLEEP_HOME or rel in SLEEP_EXEMPT:
+                continue
+            with open(path, encoding="utf-8", errors="replace") as f:
+                text = f.read()
+            # Comments may talk about sleeping; replaced by as many newlines, so
+            # that line numbers stay right.
+            comment = PY_COMMENT if name.endswith(".py") else C_COMMENT
+            text = comment.sub(lambda m: "\n" * m.group(0).count("\n"), text)
+            for m in SLEEP.finditer(text):
+                line = text.count("\n", 0, m.start()) + 1
+                found.append(f"{rel}:{line}: a test sleeps ({m.group(1)}): wait on the condition, "
+                             f"or use {SLEEP_HOME} (wait_until, wait_past, Pacer, pass_time)")
+    return found
+
+
 def under(folder, top):
     return folder == top or folder.startswith(top + "/")
 
@@ -103,7 +142,7 @@ def problems(root):
         has_sources = any(n.endswith((".cpp", ".cc")) for n in os.listdir(os.path.join(root, folder)))
         if has_sources and not os.path.exists(os.path.join(root, folder, "CMakeLists.txt")):
             found.append(f"{folder} has sources but no CMakeLists.txt of its own (one library per folder)")
-    return found
+    return found + sleeps(root)
 
 
 def write(root, path, text):
@@ -120,6 +159,9 @@ def self_test():
         "gateway/CMakeLists.txt": "", "gateway/program.h": '#include "cache/store.h"\n',
         "gateway/a/CMakeLists.txt": "", "gateway/a/a.h": '#include "gateway/program.h"\n', "gateway/a/a.cpp": "",
         "gateway/b/CMakeLists.txt": "", "gateway/b/b.h": '#include "gateway/a/a.h"\n', "gateway/b/b.cpp": "",
+        SLEEP_HOME: "inline void pass_time() { std::this_thread::sleep_until(t); }\n",
+        "tests/unit/a_test.cpp": "// no sleep_for(1s) here: a comment\nTEST(A, B) { wait_until(done, 1s, \"x\"); }\n",
+        "tests/tool.py": "# time.sleep(1) in a comment\nprint('x')\n",
     }
     cases = {
         "a tree that keeps the rules": ({}, None),
@@ -129,6 +171,15 @@ def self_test():
         "protocol/ including gateway/": ({"protocol/xdr.cpp": '#include "gateway/a/a.h"\n'}, "protocol must not include gateway/"),
         "cache/ including gateway/": ({"cache/store.cpp": '#include "gateway/b/b.h"\n'}, "cache must not include gateway/"),
         "a folder without its CMakeLists.txt": ({"gateway/c/c.cpp": '#include "gateway/a/a.h"\n'}, "no CMakeLists.txt"),
+        "a test calling sleep_for": ({"tests/unit/a_test.cpp": "TEST(A, B) {\n  std::this_thread::sleep_for(1s);\n}\n"},
+                                     "tests/unit/a_test.cpp:2: a test sleeps (sleep_for)"),
+        "a test helper calling usleep": ({"tests/support/x.cpp": "void f() { ::usleep(1000); }\n"},
+                                         "tests/support/x.cpp:1: a test sleeps (usleep)"),
+        "a test calling sleep(": ({"tests/integration/y_test.cpp": "void g() { sleep (1); }\n"}, "a test sleeps (sleep)"),
+        "a test calling sleep_until": ({"tests/unit/a_test.cpp": "void h() { std::this_thread::sleep_until(t); }\n"},
+                                       "a test sleeps (sleep_until)"),
+        "a Python test calling time.sleep": ({"tests/tool.py": "import time\ntime.sleep(0.1)\n"},
+                                             "tests/tool.py:2: a test sleeps (sleep)"),
     }
     failed = False
     for name, (change, expect) in cases.items():

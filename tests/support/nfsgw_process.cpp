@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "tests/support/temp_dir.h"
+#include "tests/support/waiting.h"
 
 namespace integ {
 
@@ -186,9 +187,9 @@ std::string Gateway::url(const std::string& file) const {
 std::string Gateway::log() const { return read_file(log_path_); }
 
 bool wait_for_port(std::uint16_t port, int timeout_ms, Process* must_stay_alive) {
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (must_stay_alive && !must_stay_alive->running()) return false;
+  bool died = false;
+  const auto accepts = [&] {
+    if (must_stay_alive && !must_stay_alive->running()) return died = true;
     int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     sockaddr_in sa{};
     sa.sin_family = AF_INET;
@@ -196,10 +197,9 @@ bool wait_for_port(std::uint16_t port, int timeout_ms, Process* must_stay_alive)
     sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     int rc = ::connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa);
     ::close(fd);
-    if (rc == 0) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return false;
+    return rc == 0;
+  };
+  return nfsgw::test::wait_until(accepts, std::chrono::milliseconds(timeout_ms), "the port") && !died;
 }
 
 }  // namespace integ

@@ -14,6 +14,7 @@
 #include "tests/support/raw_nfs.h"
 #include "tests/support/process.h"
 #include "tests/support/temp_dir.h"
+#include "tests/support/waiting.h"
 
 namespace integ {
 
@@ -52,15 +53,14 @@ void GaneshaOrigin::start_again() {
   }
   started_ = true;
   // The script waits for the NFS port only; MOUNT may answer a moment later.
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  for (;;) {
+  std::string last;
+  const auto mounts = [&] {
     auto m = mount_root(mount_port_, export_dir_);
-    if (m.transport_ok && m.status == 0) break;
-    if (std::chrono::steady_clock::now() > deadline) {
-      throw std::runtime_error("origin does not answer MNT: " + m.error + " status " + std::to_string(m.status));
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  }
+    last = m.error + " status " + std::to_string(m.status);
+    return m.transport_ok && m.status == 0;
+  };
+  if (!nfsgw::test::wait_until(mounts, std::chrono::seconds(30), "MNT answered"))
+    throw std::runtime_error("origin does not answer MNT: " + last);
 }
 
 void GaneshaOrigin::stop() {
@@ -90,11 +90,12 @@ void GaneshaOrigin::kill9() {
   ::kill(pid, SIGKILL);
   // Not our child: gone when /proc no longer lists it (or it is a zombie of the
   // shell that started it). Bounded: 10 s.
-  for (int i = 0; i < 200; ++i) {
-    const std::string stat = read_file("/proc/" + std::to_string(pid) + "/stat");
-    if (stat.empty() || stat.find(") Z") != std::string::npos) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
+  (void)nfsgw::test::wait_until(
+      [pid] {
+        const std::string stat = read_file("/proc/" + std::to_string(pid) + "/stat");
+        return stat.empty() || stat.find(") Z") != std::string::npos;
+      },
+      std::chrono::seconds(10), "ganesha gone");
   // A zombie nobody reaps (a container's init may not) still answers kill -0: the
   // start script would take it for a running server.
   std::remove((state_dir_ + "/ganesha.pid").c_str());

@@ -1,4 +1,5 @@
 #include "tests/support/process.h"
+#include "tests/support/waiting.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -68,11 +69,7 @@ bool Process::running() {
 }
 
 std::optional<int> Process::wait(std::chrono::milliseconds timeout) {
-  auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (running()) {
-    if (std::chrono::steady_clock::now() >= deadline) return std::nullopt;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  if (!nfsgw::test::wait_until([this] { return !running(); }, timeout, "the process's exit")) return std::nullopt;
   return status_;
 }
 
@@ -116,11 +113,8 @@ bool all_threads_stopped(pid_t pid) {
 
 bool stop_and_wait(pid_t pid) {
   if (::kill(pid, SIGSTOP) != 0) return false;
-  for (int i = 0; i < 500; ++i) {
-    if (all_threads_stopped(pid)) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return false;
+  return nfsgw::test::wait_until([pid] { return all_threads_stopped(pid); }, std::chrono::seconds(5),
+                                 "every thread stopped");
 }
 
 std::optional<std::uint64_t> resident_bytes(pid_t pid) {

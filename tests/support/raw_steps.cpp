@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "tests/support/file_digest.h"
+#include "tests/support/waiting.h"
 
 namespace integ {
 
@@ -44,6 +45,12 @@ RawFattr must_getattr(RawNfsConnection& c, const Handle& fh, const std::string& 
     return {};
   }
   return a.attr;
+}
+
+void wait_past_mtime(const RawFattr& attrs, std::chrono::milliseconds later) {
+  using namespace std::chrono;
+  const sys_time<nanoseconds> mtime{seconds(attrs.mtime_sec) + nanoseconds(attrs.mtime_nsec)};
+  nfsgw::test::wait_past(mtime + later);
 }
 
 std::string read_digest(RawNfsConnection& c, const Handle& fh, std::uint64_t size, std::uint32_t chunk) {

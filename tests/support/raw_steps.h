@@ -3,6 +3,7 @@
 // walk to files, read them whole and compare digests.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -21,6 +22,9 @@ Handle must_lookup(RawNfsConnection& c, const Handle& dir, const std::string& na
 Handle must_walk(RawNfsConnection& c, Handle root, const std::string& rel_path);
 /// GETATTR that must succeed (`what` names it in the failure).
 RawFattr must_getattr(RawNfsConnection& c, const Handle& fh, const std::string& what);
+/// Returns once the wall clock reads `later` past the mtime in `attrs`: a change
+/// made on the same machine from then on gets a visibly later mtime.
+void wait_past_mtime(const RawFattr& attrs, std::chrono::milliseconds later);
 
 /// Reads `size` bytes of a file from offset 0 in READs of `chunk` bytes and returns
 /// the hex SHA-256 of what came back; "" (with a failure recorded) when a READ

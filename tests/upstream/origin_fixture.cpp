@@ -11,6 +11,7 @@
 #include <spdlog/spdlog.h>
 
 #include "tests/support/process.h"
+#include "tests/support/waiting.h"
 
 namespace nfsgw::upstream::test {
 
@@ -103,7 +104,8 @@ void Origin::kill_hard() {
   const pid_t pid = ganesha_pid(state_dir_);
   ::kill(pid, SIGKILL);
   ::kill(pid, SIGCONT);
-  for (int i = 0; i < 100 && ::kill(pid, 0) == 0; ++i) ::usleep(50'000);
+  (void)nfsgw::test::wait_until([pid] { return ::kill(pid, 0) != 0; }, std::chrono::seconds(5),
+                                "ganesha gone after SIGKILL");
   fs::remove(state_dir_ + "/ganesha.pid");
 }
 
@@ -155,12 +157,7 @@ bool runs_dry(boost::asio::io_context& io,
               boost::asio::executor_work_guard<boost::asio::io_context::executor_type>& work,
               std::chrono::milliseconds bound) {
   work.reset();
-  const auto deadline = std::chrono::steady_clock::now() + bound;
-  while (!io.stopped()) {
-    if (std::chrono::steady_clock::now() >= deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return true;
+  return nfsgw::test::wait_until([&] { return io.stopped(); }, bound, "the io_context out of work");
 }
 
 ForwarderHarness::ForwarderHarness(unsigned connections, bool wait_for_root)

@@ -11,6 +11,7 @@
 
 #include "gateway/upstream/upstream_pool.h"
 #include "tests/upstream/origin_fixture.h"
+#include "tests/support/waiting.h"
 
 namespace nfsgw::upstream {
 namespace {
@@ -51,7 +52,7 @@ TEST_F(PoolTest, AsksRpcbindForThePortWhenItIsZero) {
   // target that does not depend on which NFS server holds the NFS registration.
   auto pool = std::make_shared<UpstreamPool>(io_, Endpoint{"127.0.0.1", 0, 100000, 2}, 2);
   pool->start();
-  for (int i = 0; i < 600 && pool->connections_up() < 2; ++i) std::this_thread::sleep_for(100ms);
+  EXPECT_TRUE(nfsgw::test::wait_until([&] { return pool->connections_up() >= 2; }, 60s, "two connections up"));
   EXPECT_EQ(pool->connections_up(), 2u);
   pool->stop();
   EXPECT_EQ(pool->connections_up(), 0u);

@@ -27,6 +27,7 @@
 
 #include "gateway/upstream/origin_socket.h"
 #include "gateway/upstream/upstream_pool.h"
+#include "tests/support/waiting.h"
 #include "tests/upstream/fake_origin.h"
 
 namespace nfsgw::upstream::test {
@@ -90,15 +91,10 @@ struct Sent {
   std::future<nfs3::Status> future = promise->get_future();
 };
 
-/// Bounded wait for `cond`, polling.
+/// Bounded wait for `cond` (tests/support/waiting.h).
 template <typename F>
-bool eventually(F cond, std::chrono::milliseconds limit = 15s) {
-  const auto end = std::chrono::steady_clock::now() + limit;
-  while (std::chrono::steady_clock::now() < end) {
-    if (cond()) return true;
-    std::this_thread::sleep_for(20ms);
-  }
-  return cond();
+::testing::AssertionResult eventually(F cond, std::chrono::milliseconds limit = 15s) {
+  return nfsgw::test::wait_until(std::move(cond), limit, "the condition");
 }
 
 class TimeoutTest : public ::testing::Test {
@@ -109,7 +105,7 @@ class TimeoutTest : public ::testing::Test {
   ~TimeoutTest() override {
     if (pool_) pool_->stop();
     work_.reset();
-    for (int i = 0; i < 150 && !io_.stopped(); ++i) std::this_thread::sleep_for(20ms);
+    (void)eventually([&] { return io_.stopped(); }, 3s);
     io_.stop();
     thread_.join();
   }
@@ -178,7 +174,7 @@ TEST_F(TimeoutTest, ConnectionsDroppedBeforeAnyReplyAreFailedAttemptsAndTheBacko
   const int before = origin_.connections();
 
   origin_.set_mode(Mode::Drop);
-  std::this_thread::sleep_for(3s);
+  nfsgw::test::pass_time(3s, "the attempts are counted over 3 s");
   // Backoff 100, 200, 400, 800, 1600 ms: about 4 attempts in 3 s (30 without it).
   const int attempts = origin_.connections() - before;
   EXPECT_GE(attempts, 2) << "positive control: the pool kept trying";
@@ -291,16 +287,20 @@ TEST_F(TimeoutTest, CallsOfACallerThatLeftAreAbandonedNotKeptWaiting) {
   }
   EXPECT_EQ(other.future.wait_for(0ms), std::future_status::timeout);  // untouched
 
-  // A call whose caller is already gone is not sent at all.
+  // A call whose caller is already gone is not sent at all: a call sent after it,
+  // on the one connection, is the origin's twelfth.
   auto late = submit(true, gone);
   ASSERT_EQ(late.future.wait_for(5s), std::future_status::ready);
   EXPECT_EQ(late.future.get(), nfs3::Status::Jukebox);
-  std::this_thread::sleep_for(200ms);
   EXPECT_EQ(origin_.calls(), 11);
 
   origin_.set_mode(Mode::Answer);
   ASSERT_EQ(other.future.wait_for(10s), std::future_status::ready);
   EXPECT_EQ(other.future.get(), nfs3::Status::Ok);
+  auto after = submit(true);
+  ASSERT_EQ(after.future.wait_for(10s), std::future_status::ready);
+  EXPECT_EQ(after.future.get(), nfs3::Status::Ok);
+  EXPECT_EQ(origin_.calls(), 12) << "the call of a caller that left was sent";
 }
 
 TEST_F(TimeoutTest, AStuckOriginGetsABoundedQueueInsideLibnfsAndCallsOfCallersThatLeftAreFreedUnsent) {
@@ -320,9 +320,9 @@ TEST_F(TimeoutTest, AStuckOriginGetsABoundedQueueInsideLibnfsAndCallsOfCallersTh
     pool_->submit(std::move(c));
     sent.push_back(std::move(s));
   }
-  // Whatever the socket buffers took, plus CallQueue::kMaxUnsentBytes (call_queue.h).
-  std::this_thread::sleep_for(500ms);
-  const int in_libnfs = queued.load();
+  // Whatever the socket buffers took, plus CallQueue::kMaxUnsentBytes (call_queue.h):
+  // the count once it stopped growing.
+  const int in_libnfs = nfsgw::test::wait_until_settled([&] { return queued.load(); }, 300ms, 5s);
   std::printf("calls handed to libnfs: %d of %d (%zu KiB each)\n", in_libnfs, kCalls, kBytes / 1024);
   EXPECT_GT(in_libnfs, 0);
   EXPECT_LE(in_libnfs, kCalls / 2) << "calls to a stuck origin were all encoded into libnfs's queue";
@@ -337,8 +337,8 @@ TEST_F(TimeoutTest, AStuckOriginGetsABoundedQueueInsideLibnfsAndCallsOfCallersTh
   }
   ASSERT_TRUE(eventually([&] { return alive.load() <= in_libnfs; }, 2s))
       << alive.load() << " calls still exist, " << in_libnfs << " of them inside libnfs";
-  std::this_thread::sleep_for(200ms);
-  EXPECT_EQ(queued.load(), in_libnfs) << "calls of callers that left were handed to libnfs";
+  EXPECT_EQ(nfsgw::test::wait_until_settled([&] { return queued.load(); }, 200ms, 5s), in_libnfs)
+      << "calls of callers that left were handed to libnfs";
 }
 
 TEST_F(TimeoutTest, CallsOfACallerThatLeftAreNotResentAfterATimeout) {
@@ -350,10 +350,14 @@ TEST_F(TimeoutTest, CallsOfACallerThatLeftAreNotResentAfterATimeout) {
   gone->store(true);
   ASSERT_EQ(call.future.wait_for(5s), std::future_status::ready);
   EXPECT_EQ(call.future.get(), nfs3::Status::Jukebox);
-  // Past the timeout and the reconnect: the call was not sent again.
+  // Past the timeout and the reconnect: the call was not sent again. A call sent
+  // after the reconnect, to an origin answering again, is the origin's second.
   ASSERT_TRUE(eventually([&] { return origin_.connections() >= 2; }, 10s));
-  std::this_thread::sleep_for(300ms);
-  EXPECT_EQ(origin_.calls(), 1);
+  origin_.set_mode(Mode::Answer);
+  auto after = submit(true);
+  ASSERT_EQ(after.future.wait_for(10s), std::future_status::ready);
+  EXPECT_EQ(after.future.get(), nfs3::Status::Ok);
+  EXPECT_EQ(origin_.calls(), 2) << "the call of a caller that left was sent again";
 }
 
 TEST(WaitingCallsTest, CallsOfCallersThatLeftDoNotPileUpWhileNoConnectionIsUp) {
@@ -404,7 +408,7 @@ TEST(WaitingCallsTest, CallsOfCallersThatLeftDoNotPileUpWhileNoConnectionIsUp) {
     ::close(probe);
   }
   work.reset();
-  for (int i = 0; i < 150 && !io.stopped(); ++i) std::this_thread::sleep_for(20ms);
+  (void)eventually([&] { return io.stopped(); }, 3s);
   io.stop();
   t.join();
 }

@@ -1,4 +1,5 @@
 #include "tests/wan-emu/subprocess.h"
+#include "tests/support/waiting.h"
 
 #include <poll.h>
 #include <signal.h>
@@ -59,17 +60,11 @@ Subprocess::Subprocess(const std::vector<std::string>& argv, const std::string& 
 
 int Subprocess::wait_exit(std::chrono::milliseconds timeout) {
   if (pid_ <= 0 || reaped_) return -1;
-  auto deadline = Clock::now() + timeout;
-  while (Clock::now() < deadline) {
-    int status = 0;
-    pid_t r = waitpid(pid_, &status, WNOHANG);
-    if (r == pid_) {
-      reaped_ = true;
-      return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return -1;
+  int status = 0;
+  const auto exited = [&] { return waitpid(pid_, &status, WNOHANG) == pid_; };
+  if (!nfsgw::test::wait_until(exited, timeout, "the relay's exit")) return -1;
+  reaped_ = true;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 Subprocess::~Subprocess() {

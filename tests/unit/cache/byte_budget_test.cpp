@@ -8,7 +8,7 @@
 
 #include <gtest/gtest.h>
 
-#include "tests/unit/support/eventually.h"
+#include "tests/support/waiting.h"
 
 #include "cache/byte_budget.h"
 
@@ -68,7 +68,8 @@ TEST(ByteBudget, TakeBlockingReturnsOnlyOnceTheBytesFit) {
     b.take_blocking(5);
     returned = true;
   });
-  ASSERT_TRUE(nfsgw::test::eventually([&] { return b.usage().waits == 1; }));
+  ASSERT_TRUE(nfsgw::test::wait_until([&] { return b.usage().waits == 1; }, std::chrono::seconds(10),
+                                      "the taker waiting"));
   EXPECT_FALSE(returned.load()) << "7 + 5 > 10: it must wait";
   b.release(7);
   t.join();

@@ -3,7 +3,7 @@
 // writer waits once the queue is full, and nothing it was told is kept is lost.
 #include <gtest/gtest.h>
 
-#include "tests/unit/support/eventually.h"
+#include "tests/support/waiting.h"
 
 #include <atomic>
 #include <chrono>
@@ -46,7 +46,9 @@ TEST(MetadataStorePending, WritersWaitWhileTheQueueIsFullAndNothingIsLost) {
       done.fetch_add(1);
     }
   });
-  ASSERT_TRUE(nfsgw::test::eventually([&] { return s.usage().pending_waits > 0; }) || done.load() == kWrites);
+  ASSERT_TRUE(nfsgw::test::wait_until([&] { return s.usage().pending_waits > 0; }, std::chrono::seconds(10),
+                                      "a writer waiting for room") ||
+              done.load() == kWrites);
   const auto held = s.usage();
   EXPECT_LT(done.load(), kWrites) << "the disk takes nothing, yet every write went on";
   EXPECT_GT(held.pending_waits, 0u);

@@ -33,6 +33,7 @@
 #include "gateway/admin/admin_client.h"
 #include "gateway/admin/admin_protocol.h"
 #include "gateway/admin/admin_server.h"
+#include "tests/support/waiting.h"
 
 namespace nfsgw::admin {
 namespace {
@@ -446,12 +447,8 @@ TEST_F(AdminServerTest, ConnectionsBeyondTheLimitAreTurnedAway) {
     EXPECT_EQ(raw_exchange(path_, "v1 stats\n"), "error busy: at most 2 admin connections at a time\n");
   }
   // The idle clients went away: their slots come back.
-  int code = -1;
-  for (int i = 0; i < 100 && code != kExitOk; ++i) {
-    code = ask(StatsRequest{}).code;
-    if (code != kExitOk) std::this_thread::sleep_for(20ms);
-  }
-  EXPECT_EQ(code, kExitOk);
+  EXPECT_TRUE(test::wait_until([&] { return ask(StatsRequest{}).code == kExitOk; }, 3s,
+                               "a command answered once the idle clients' slots came back"));
 }
 
 TEST_F(AdminServerTest, StaleSocketFileIsReplaced) {
@@ -508,7 +505,8 @@ TEST_F(AdminServerTest, StopWaitsForTheRunningCommandAndRefusesQueuedOnes) {
   auto first = std::async(std::launch::async, [this] { return ask(StatsRequest{}); });
   ASSERT_TRUE(fake_.wait_entered(1));
   auto queued = std::async(std::launch::async, [this] { return ask(InvalidateRequest{"/export", "/q", false}); });
-  std::this_thread::sleep_for(100ms);  // let the second request reach the worker's queue
+  ASSERT_TRUE(test::wait_until([&] { return server_->queued_commands() == 1; }, 5s,
+                               "the second request in the worker's queue"));
   auto stopper = std::async(std::launch::async, [this] { server_->stop(); });
   EXPECT_EQ(stopper.wait_for(200ms), std::future_status::timeout) << "stop() did not wait for the command";
   fake_.release();

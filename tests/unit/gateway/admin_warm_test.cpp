@@ -31,6 +31,7 @@
 #include "gateway/admin/admin_protocol.h"
 #include "gateway/admin/admin_server.h"
 #include "gateway/cli/warm_cli.h"
+#include "tests/support/waiting.h"
 
 namespace nfsgw::admin {
 namespace {
@@ -60,11 +61,12 @@ class FakeWarmCommands : public AdminCommands {
     join();
     thread_ = std::thread([this, progress, done = std::move(done), fails = fail_paths_] {
       const auto t0 = std::chrono::steady_clock::now();
+      test::Pacer pace(5ms);  // a warm that takes a while, so that its progress shows
       warm::WarmProgress::add(progress->paths_total, 1);
       for (const auto& p : fails) progress->fail(p, "NOENT at LOOKUP");
       while (!progress->cancelled() && progress->entries.load() < entries_) {
         warm::WarmProgress::add(progress->entries, 10);
-        std::this_thread::sleep_for(5ms);
+        pace.next();
       }
       if (!progress->cancelled()) warm::WarmProgress::add(progress->paths_done, 1);
       warm::WarmOutcome o;

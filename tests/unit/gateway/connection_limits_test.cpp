@@ -2,13 +2,16 @@
 // counts until its reply is written (not merely queued), reading stops while a
 // connection's replies are not drained, server-wide limits hold every connection,
 // connections above max_connections are closed at once, and an idle connection is
-// closed after its timeout (but not one whose call is still running).
+// closed after its timeout (but not one whose call is still running), which the
+// tests measure with a clock they move.
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <set>
 #include <thread>
 
+#include "cache/monotonic_clock.h"
+#include "tests/support/waiting.h"
 #include "tests/unit/gateway/rpc_server_fixture.h"
 
 namespace nfsgw::test {
@@ -53,20 +56,14 @@ class ConnectionLimitsTest : public RpcServerTest {
 
   /// The program's call count once it has not changed for 500 ms (at most 10 s).
   std::size_t settled_call_count() {
-    std::size_t last = program.call_count();
-    auto stable_since = std::chrono::steady_clock::now();
-    const auto give_up = stable_since + 10s;
-    while (std::chrono::steady_clock::now() < give_up) {
-      std::this_thread::sleep_for(50ms);
-      const std::size_t now = program.call_count();
-      if (now != last) {
-        last = now;
-        stable_since = std::chrono::steady_clock::now();
-      } else if (std::chrono::steady_clock::now() - stable_since >= 500ms) {
-        break;
-      }
-    }
-    return last;
+    return wait_until_settled([this] { return program.call_count(); }, 500ms, 10s);
+  }
+
+  /// Moves the server's clock and sweeps for idle connections at the new time
+  /// (what the server's own sweep timer does at its next tick).
+  void advance(cache::ManualMonotonicClock& clock, std::chrono::milliseconds by) {
+    clock.advance(by);
+    server->sweep_idle();
   }
 
   /// Reads kCalls READ replies (any order) and checks each carries 1 MiB.
@@ -122,7 +119,7 @@ TEST_F(ConnectionLimitsTest, ReadingStopsWhileAConnectionsRepliesAreNotDrained) 
   expect_all_read_replies(c, 2000);
   EXPECT_EQ(program.call_count(), kCalls);
   // Everything written: nothing is held any more.
-  for (int i = 0; i < 100 && server->usage().calls > 0; ++i) std::this_thread::sleep_for(20ms);
+  EXPECT_TRUE(wait_until([&] { return server->usage().calls == 0; }, 2s, "every call given back"));
   EXPECT_EQ(server->usage().calls, 0u);
   EXPECT_EQ(server->usage().bytes, 0u);
 }
@@ -169,20 +166,21 @@ TEST_F(ConnectionLimitsTest, ConnectionsAboveMaxConnectionsAreClosedAtOnce) {
   expect_null_reply(b, 4);  // those admitted are unaffected
 
   a.reset();  // a slot frees once nfsgw has seen `a` go
-  bool served = false;
-  for (int attempt = 0; attempt < 50 && !served; ++attempt) {
+  auto served = [&] {
     LoopbackClient later(port);
     try {
       later.send(with_record_mark(null_call(5)));
-      served = later.read_record(1s).has_value();
+      return later.read_record(1s).has_value();
     } catch (const boost::system::system_error&) {
+      return false;
     }
-    if (!served) std::this_thread::sleep_for(100ms);
-  }
-  EXPECT_TRUE(served) << "no connection admitted after one of the two closed";
+  };
+  EXPECT_TRUE(wait_until(served, 10s, "a connection admitted after one of the two closed"));
 }
 
 TEST_F(ConnectionLimitsTest, AnIdleConnectionIsClosedAfterItsTimeout) {
+  cache::ManualMonotonicClock clock;
+  timer_clock = &clock;
   server::ServerLimits limits;
   limits.connection.idle_timeout = 300ms;
   start(limits);
@@ -195,19 +193,28 @@ TEST_F(ConnectionLimitsTest, AnIdleConnectionIsClosedAfterItsTimeout) {
   for (std::uint32_t i = 0; i < 12; ++i) {
     busy.send(with_record_mark(null_call(100 + i)));
     expect_null_reply(busy, 100 + i);
-    std::this_thread::sleep_for(100ms);
+    advance(clock, 100ms);
   }
-  EXPECT_TRUE(idle.closed_by_peer());  // long since closed
+  EXPECT_TRUE(idle.closed_by_peer());
+  busy.send(with_record_mark(null_call(200)));
+  expect_null_reply(busy, 200);
 }
 
 TEST_F(ConnectionLimitsTest, AConnectionWhoseCallIsStillRunningIsNotIdle) {
+  cache::ManualMonotonicClock clock;
+  timer_clock = &clock;
   server::ServerLimits limits;
   limits.connection.idle_timeout = 300ms;
   start(limits);
   LoopbackClient c(port);
+  LoopbackClient quiet(port);  // looked at by the same sweeps: shows they ran
+  quiet.send(with_record_mark(null_call(1)));
+  expect_null_reply(quiet, 1);
   c.send(with_record_mark(getattr_call(42)));
   ASSERT_TRUE(program.wait_for_arrivals(1));
-  std::this_thread::sleep_for(1s);  // the call waits (a slow origin) for three timeouts
+  advance(clock, 1s);  // the call waits (a slow origin) for three timeouts
+  EXPECT_TRUE(quiet.closed_by_peer());
+  // The sweep looked at `c` before its reply can come: both go through its strand.
   program.release(io, 42);
   expect_getattr_reply(c, 42);
 }

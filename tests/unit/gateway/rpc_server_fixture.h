@@ -14,6 +14,7 @@
 #include <boost/asio.hpp>
 #include <gtest/gtest.h>
 
+#include "cache/monotonic_clock.h"
 #include "gateway/rpc/dispatcher.h"
 #include "gateway/rpc/nfs3_procedures.h"
 #include "gateway/server/rpc_server.h"
@@ -113,7 +114,7 @@ class RpcServerTest : public ::testing::Test {
   /// More than one thread only for tests that never touch GatedProgram's gates.
   void start(server::ServerLimits limits, unsigned threads = 1) {
     dispatcher.add(rpc::make_nfs3_table(program));
-    server = std::make_unique<server::RpcServer>(io, dispatcher, limits);
+    server = std::make_unique<server::RpcServer>(io, dispatcher, limits, *timer_clock);
     port = server->listen("127.0.0.1", 0);
     ASSERT_NE(port, 0);
     runner = std::async(std::launch::async, [this, threads] {
@@ -176,6 +177,9 @@ class RpcServerTest : public ::testing::Test {
   GatedProgram program;
   rpc::Dispatcher dispatcher;
   asio::io_context io;  // one thread: see GatedProgram
+  /// What the server measures idleness with; a test may point it at its own clock
+  /// before start().
+  const cache::MonotonicClock* timer_clock = &cache::monotonic_clock();
   std::unique_ptr<server::RpcServer> server;
   std::future<void> runner;
   std::uint16_t port = 0;

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/unit/gateway/rpc_server_fixture.h"
+#include "tests/support/waiting.h"
 
 namespace nfsgw::test {
 namespace {
@@ -38,12 +39,7 @@ TEST_F(RpcServerTest, AClientsFinRaisesItsGoneFlagAtOnceAndRepliesMadeAfterItSti
   ASSERT_NE(ctx.caller_gone, nullptr);
   EXPECT_FALSE(ctx.caller_left());
   c.shutdown_send();
-  bool raised = false;
-  for (int i = 0; i < 30 && !raised; ++i) {
-    std::this_thread::sleep_for(10ms);
-    raised = ctx.caller_left();
-  }
-  EXPECT_TRUE(raised) << "the gone flag was not raised within 300 ms of the client's FIN";
+  EXPECT_TRUE(wait_until([&] { return ctx.caller_left(); }, 300ms, "the gone flag, raised by the client's FIN"));
   program.release(io, 7);
   expect_getattr_reply(c, 7);
 }

@@ -16,6 +16,7 @@
 
 #include "gateway/warm/tree_walker.h"
 #include "tests/unit/gateway/fake_tree_program.h"
+#include "tests/support/waiting.h"
 
 namespace nfsgw::warm {
 namespace {
@@ -225,7 +226,7 @@ TEST(TreeWalker, CancelStopsTheWalkEarly) {
   s.parallel = 2;
   auto progress = std::make_shared<WarmProgress>();
   const Result r = walk(fs, {""}, s, progress, [&] {
-    std::this_thread::sleep_for(30ms);
+    EXPECT_TRUE(test::wait_until([&] { return progress->entries.load() > 0; }, 10s, "the walk's first entries"));
     progress->cancel();
   });
   ASSERT_TRUE(r.done) << "a cancelled walk still ends";

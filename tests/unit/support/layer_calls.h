@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 
 #include "gateway/nfs3_program.h"
@@ -32,15 +33,18 @@ Awaitable<Res> invoke(Nfs3Program& p, Awaitable<Res> (Nfs3Program::*m)(const Cal
   co_return co_await (p.*m)(ctx, std::move(args));
 }
 
-/// Runs handlers of `io` until `done()`; throws after a generous deadline.
+/// Runs handlers of `io` until `done()`; throws after a generous deadline. While it
+/// pumps, `io` has work (a guard), so that run_one_for() waits for the next handler
+/// up to 1 ms instead of returning at once when nothing is queued yet.
 template <typename Pred>
 void pump_until(boost::asio::io_context& io, Pred done) {
   using namespace std::chrono_literals;
   const auto deadline = std::chrono::steady_clock::now() + 30s;
+  auto guard = boost::asio::make_work_guard(io);
   while (!done()) {
     if (std::chrono::steady_clock::now() > deadline) throw std::runtime_error("pump_until: timed out");
     io.restart();
-    if (io.run_one_for(1ms) == 0) std::this_thread::sleep_for(50us);
+    io.run_one_for(1ms);
   }
 }
 
