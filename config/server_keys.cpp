@@ -95,7 +95,8 @@ const SectionKeys<ServerConfig>& server_keys() {
               .also_allowed(", at most `max_pending_mb`"),
           K::duration("idle_timeout", &ServerConfig::idle_timeout, seconds(1), hours(24 * 7),
                       "a connection on which nothing moved for this long (no bytes read, no reply written) while "
-                      "none of its calls is running is closed; NFS clients reconnect by themselves. A client "
+                      "none of its calls is running is closed (looked for every eighth of it, at most every "
+                      "second); NFS clients reconnect by themselves. A client "
                       "that stops reading its replies is closed this way too. Durations are written as in "
                       "`[[export]]`, for example `\"90s\"`",
                       /*zero_too=*/true),
