@@ -31,6 +31,13 @@ start)
   if [ -f "$state/ganesha.pid" ] && kill -0 "$(cat "$state/ganesha.pid")" 2>/dev/null; then
     echo "origin already running (pid $(cat "$state/ganesha.pid"))"; exit 0
   fi
+  # One ganesha starts at a time on this machine: each registers its programs with
+  # rpcbind as it starts, and two starting at once (integration tests two at a time,
+  # CI's lanes side by side) left one registering for ever ("Cannot register NFS V3
+  # on UDP" and no listener after 90 s). The lock is held until this one listens;
+  # the daemon itself does not inherit it (9>&- below).
+  exec 9>/tmp/nfsgw-origin-start.lock
+  flock -w 300 9 || { echo "another origin held the start lock for 300 s" >&2; exit 1; }
   start_rpcbind
   mkdir -p "$state/recovery"
   cat > "$state/ganesha.conf" <<CONF
@@ -67,7 +74,7 @@ LOG {
   Default_Log_Level = WARN;
 }
 CONF
-  ganesha.nfsd -f "$state/ganesha.conf" -L "$state/ganesha.log" -p "$state/ganesha.pid" -N NIV_WARN
+  ganesha.nfsd -f "$state/ganesha.conf" -L "$state/ganesha.log" -p "$state/ganesha.pid" -N NIV_WARN 9>&-
   # Ready when our own ganesha is alive and accepts TCP on both its ports (rpcinfo
   # can be answered through rpcbind by another registered server, so it is no proof).
   for _ in $(seq 600); do
