@@ -75,23 +75,11 @@ build_fuzz() {
 set +e
 status=0
 asan_pass=0; asan_fail=0
-build_sanitized_nfsgw
-asan_nfsgw_status=$?
-stamp "sanitized nfsgw built"
-
 bg_logs=$(mktemp -d /tmp/nfsgw-ci-builds.XXXXXX)
-(
-  renice -n 19 -p "$BASHPID" >/dev/null
-  set +e
-  build_sanitized_units >"$bg_logs/asan.log" 2>&1; echo $? >"$bg_logs/asan.status"
-  build_fuzz >"$bg_logs/fuzz.log" 2>&1; echo $? >"$bg_logs/fuzz.status"
-) &
-bg_builds=$!
-echo "-- the ASan unit tests and the fuzz targets build in the background (nice 19; logs in $bg_logs)"
 
 echo "== stage 2: tests, side by side"
-# Lane R, in the background: the release build's tests, two at a time, then the
-# kernel client scenarios (a one-core qemu guest each, ports of their own) but the
+# Lane R, in the background, from the end of the release build on: the release
+# build's tests, two at a time, then the kernel client scenarios (a one-core qemu guest each, ports of their own) but the
 # two "mount" ones, which move rpcbind's NFS/MOUNT entries (an origin started
 # meanwhile registers its own) and run alone at the end, and the dd control
 # against nfs-ganesha alone (256 MiB each way, about 3 minutes; it tests the
@@ -110,6 +98,20 @@ kernel_alone='_mount$'
 ) &
 release_lane=$!
 echo "-- release tests, then kernel client scenarios, started (logs: build/ctest-release.log, build/ctest-kernel.log)"
+
+# The sanitized nfsgw builds beside lane R (at full priority: lane S waits for it).
+build_sanitized_nfsgw
+asan_nfsgw_status=$?
+stamp "sanitized nfsgw built"
+
+(
+  renice -n 19 -p "$BASHPID" >/dev/null
+  set +e
+  build_sanitized_units >"$bg_logs/asan.log" 2>&1; echo $? >"$bg_logs/asan.status"
+  build_fuzz >"$bg_logs/fuzz.log" 2>&1; echo $? >"$bg_logs/fuzz.status"
+) &
+bg_builds=$!
+echo "-- the ASan unit tests and the fuzz targets build in the background (nice 19; logs in $bg_logs)"
 
 # Lane S, in the foreground: the integration suite against the ASan build of
 # nfsgw (NFSGW_BIN; memory bounds allow for ASan's quarantine and shadow with
