@@ -11,9 +11,10 @@
 //     is not counted as acknowledged: its bytes are not checked.
 //     Rounds: $NFSGW_CRASH_ROUNDS (default 20, the figure: about 1 s a round;
 //     figures in docs/benchmarks.md). CI (scripts/test.sh) runs the 20 rounds
-//     against its ASan build of nfsgw, with NFSGW_CRASH_DISK_FILES=60 (files read
-//     per pass in the two cache-disk tests, default 300; the big listing that makes
-//     RocksDB fail is kept).
+//     against the release nfsgw (label release_bounds) and 5 against its ASan
+//     build (NFSGW_CRASH_ROUNDS=5: every restart path under ASan), there with
+//     NFSGW_CRASH_DISK_FILES=60 (files read per pass in the two cache-disk tests,
+//     default 300; the big listing that makes RocksDB fail is kept).
 //   - SigtermUnderLoad: SIGTERM while clients have calls in flight (pipelined
 //     GETATTRs and writes): nfsgw exits with 0, says every call in flight finished
 //     or failed (nothing left queued on its io_context), RocksDB logged its
