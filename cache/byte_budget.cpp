@@ -33,6 +33,15 @@ bool ByteBudget::take_or_wait(std::size_t bytes, std::function<void()> granted) 
 }
 
 void ByteBudget::take_blocking(std::size_t bytes) {
+  {
+    // The usual case, room at once, without building the waiter below (its
+    // callback would be a heap allocation on every metadata write).
+    std::lock_guard lock(mu_);
+    if (waiters_.empty() && fits(bytes)) {
+      hold(bytes);
+      return;
+    }
+  }
   std::mutex m;
   std::condition_variable cv;
   bool done = false;
