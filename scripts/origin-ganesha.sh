@@ -15,7 +15,7 @@ state=${2:?state dir}
 start_rpcbind() {
   if ! rpcinfo -p 127.0.0.1 >/dev/null 2>&1; then
     mkdir -p /run/rpcbind
-    rpcbind -w || rpcbind
+    rpcbind -w 9>&- || rpcbind 9>&-  # a daemon must not keep the start lock (fd 9)
     for _ in $(seq 50); do rpcinfo -p 127.0.0.1 >/dev/null 2>&1 && break; sleep 0.1; done
   fi
 }

@@ -26,7 +26,7 @@ using testing::data_file;
 using testing::data_stamp;
 using testing::pattern;
 
-constexpr std::uint32_t kBlock = 4096;
+using testing::kBlock;
 
 /// The data files under `dir` (one per stored origin file).
 std::vector<fs::path> data_files(const std::string& dir) {

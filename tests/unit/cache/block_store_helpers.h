@@ -10,6 +10,9 @@
 
 namespace nfsgw::cache::testing {
 
+/// The block size of the block store tests: small, so that files span several.
+inline constexpr std::uint32_t kBlock = 4096;
+
 inline ObjectKey data_file(std::uint32_t export_id, std::uint8_t n) {
   ObjectKey k;
   k.export_id = export_id;

@@ -17,7 +17,7 @@ using testing::data_file;
 using testing::data_stamp;
 using testing::pattern;
 
-constexpr std::uint32_t kBlock = 4096;
+using testing::kBlock;
 
 /// (on disk, with the hot tier)
 class BlockStoreTest : public ::testing::TestWithParam<std::tuple<bool, bool>> {

@@ -8,6 +8,8 @@
 #include <memory>
 #include <mutex>
 #include <stdexcept>
+#include <string>
+#include <string_view>
 
 #include "cache/kv_store.h"
 
@@ -91,5 +93,12 @@ class ControlledStore final : public KvStore {
   bool open_ = true;
   std::atomic<bool> stuck_{false};
 };
+
+/// How many keys the family `family` holds on disk.
+inline std::uint64_t disk_keys(KvStore& kv, const std::string& family) {
+  std::uint64_t n = 0;
+  kv.scan(kv.family(family), {}, {}, [&](std::string_view, std::string_view) { return ++n, true; });
+  return n;
+}
 
 }  // namespace nfsgw::cache::testing

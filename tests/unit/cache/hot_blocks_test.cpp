@@ -125,15 +125,15 @@ TEST(HotBlocks, ItsWatchMovesOnEveryForgetOnly) {
 
 // ---- the store with and without it -------------------------------------------------
 
-constexpr std::uint32_t kBlock = 4096;
+constexpr std::uint32_t kHotBlock = 4096;
 
 struct Pair {
   ManualClock clock;
   std::unique_ptr<BlockStore> hot, plain;
   Pair() {
     BlockStoreOptions o;
-    o.block_bytes = kBlock;
-    o.disk_bytes = 12 * kBlock;  // small: eviction runs too
+    o.block_bytes = kHotBlock;
+    o.disk_bytes = 12 * kHotBlock;  // small: eviction runs too
     o.clock = &clock;
     plain = make_memory_block_store(o);
     o.memory_bytes = 256 << 10;  // 16 KiB a file: a few of its blocks at most
@@ -150,7 +150,7 @@ TEST(HotBlocksInTheStore, AnswersExactlyAsTheStoreWithoutIt) {
   // The version each file is at (its size and mtime); callers sometimes ask with an
   // older one, as a client with stale attributes would.
   std::vector<Stamp> now(kFiles), before(kFiles);
-  for (int f = 0; f < kFiles; ++f) now[f] = before[f] = data_stamp(kBlock * (1 + pick(6)) + pick(100), 1);
+  for (int f = 0; f < kFiles; ++f) now[f] = before[f] = data_stamp(kHotBlock * (1 + pick(6)) + pick(100), 1);
   auto some_stamp = [&](int f) { return pick(8) == 0 ? before[f] : now[f]; };
   // A change moves the times on, or not (an origin whose times are coarse).
   auto next_version = [&](int f) {
@@ -160,8 +160,8 @@ TEST(HotBlocksInTheStore, AnswersExactlyAsTheStoreWithoutIt) {
     return after;
   };
   auto block_length = [](const Stamp& st, std::uint64_t index) -> std::uint64_t {
-    const std::uint64_t start = index * kBlock;
-    return st.size > start ? std::min<std::uint64_t>(kBlock, st.size - start) : kBlock;
+    const std::uint64_t start = index * kHotBlock;
+    return st.size > start ? std::min<std::uint64_t>(kHotBlock, st.size - start) : kHotBlock;
   };
   // Answers built from blocks read at once (a READ step's), with what they rest on:
   // while its basis holds, the store must still hold the same bytes (a change of a
@@ -193,7 +193,7 @@ TEST(HotBlocksInTheStore, AnswersExactlyAsTheStoreWithoutIt) {
     const int f = pick(kFiles);
     const ObjectKey file = data_file(1 + f % 2, static_cast<std::uint8_t>(f));
     const Stamp st = some_stamp(f);
-    const std::uint64_t blocks = (st.size + kBlock - 1) / kBlock;
+    const std::uint64_t blocks = (st.size + kHotBlock - 1) / kHotBlock;
     const std::uint64_t index = pick(static_cast<int>(blocks) + 1);
     switch (pick(24)) {
       case 0:
@@ -209,7 +209,7 @@ TEST(HotBlocksInTheStore, AnswersExactlyAsTheStoreWithoutIt) {
       case 4: {  // a change through the gateway: a WRITE, maybe growing the file
         Stamp after = next_version(f);
         const std::uint64_t offset = pick(static_cast<int>(after.size) + 10);
-        const std::string data = pattern(1 + pick(2 * kBlock), ++seed);
+        const std::string data = pattern(1 + pick(2 * kHotBlock), ++seed);
         after.size = std::max<std::uint64_t>(after.size, offset + data.size());
         EXPECT_EQ(p.hot->apply_write(file, st, after, offset, data), p.plain->apply_write(file, st, after, offset, data));
         now[f] = after;
@@ -217,7 +217,7 @@ TEST(HotBlocksInTheStore, AnswersExactlyAsTheStoreWithoutIt) {
       }
       case 5: {  // a SETATTR: the size moves, or only the times
         Stamp after = next_version(f);
-        if (pick(2) == 0) after.size = pick(6 * kBlock);
+        if (pick(2) == 0) after.size = pick(6 * kHotBlock);
         EXPECT_EQ(p.hot->restamp(file, st, after), p.plain->restamp(file, st, after));
         now[f] = after;
         break;
@@ -254,7 +254,9 @@ TEST(HotBlocksInTheStore, AnswersExactlyAsTheStoreWithoutIt) {
         const auto ra = p.hot->read_now(file, st, index, BlockStore::Part{length, from, a}, ba);
         const auto rb = p.plain->read_now(file, st, index, BlockStore::Part{length, from, b}, bb);
         EXPECT_EQ(ra, rb);
-        if (ra == BlockStore::Now::Hit && rb == BlockStore::Now::Hit) EXPECT_EQ(a, b);
+        if (ra == BlockStore::Now::Hit && rb == BlockStore::Now::Hit) {
+          EXPECT_EQ(a, b);
+        }
         if (kept.size() < 64) {
           if (ra == BlockStore::Now::Hit && ba.keepable()) kept.push_back({p.hot.get(), file, st, index, from, a, ba});
           if (rb == BlockStore::Now::Hit && bb.keepable()) kept.push_back({p.plain.get(), file, st, index, from, b, bb});

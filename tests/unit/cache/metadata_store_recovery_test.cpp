@@ -20,6 +20,7 @@ using namespace nfsgw;
 using namespace nfsgw::cache;
 using nfsgw::cache::testing::attr_record;
 using nfsgw::cache::testing::ControlledStore;
+using nfsgw::cache::testing::disk_keys;
 using nfsgw::cache::testing::object;
 using namespace std::chrono_literals;
 
@@ -33,12 +34,6 @@ MetadataStoreOptions retrying_options(std::chrono::milliseconds retry, Monotonic
   o.disk_retry = retry;
   o.timer_clock = &timers;
   return o;
-}
-
-std::uint64_t disk_keys(KvStore& kv, const std::string& family) {
-  std::uint64_t n = 0;
-  kv.scan(kv.family(family), {}, {}, [&](std::string_view, std::string_view) { return ++n, true; });
-  return n;
 }
 
 struct Hooks {

@@ -20,6 +20,7 @@ using namespace nfsgw;
 using namespace nfsgw::cache;
 using nfsgw::cache::testing::attr_record;
 using nfsgw::cache::testing::ControlledStore;
+using nfsgw::cache::testing::disk_keys;
 using nfsgw::cache::testing::object;
 using nfsgw::cache::testing::origin;
 using nfsgw::cache::testing::TempDir;
@@ -41,12 +42,6 @@ MetadataStoreOptions small_options(const Clock* clock = &wall_clock()) {
 
 std::unique_ptr<ControlledStore> controlled() {
   return std::make_unique<ControlledStore>(make_memory_store(metadata_families()));
-}
-
-std::uint64_t disk_keys(KvStore& kv, const std::string& family) {
-  std::uint64_t n = 0;
-  kv.scan(kv.family(family), {}, {}, [&](std::string_view, std::string_view) { return ++n, true; });
-  return n;
 }
 
 template <typename R>

@@ -17,10 +17,10 @@ using nfsgw::config::testing::expect_refused;
 using nfsgw::config::testing::message_of;
 namespace cache = nfsgw::cache;
 using std::chrono::milliseconds;
+using nfsgw::config::testing::kExport;
 
 namespace {
 
-const std::string kExport = "[[export]]\npath = \"/e\"\norigin = \"nfs://h/e\"\n";
 const std::string kForms = "a number with a unit ms, s, m, h or d, such as \"30s\"";
 
 cache::CoherencySettings coherency_of(const std::string& export_lines) {

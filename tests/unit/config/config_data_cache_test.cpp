@@ -10,17 +10,13 @@
 
 using namespace nfsgw::config;
 using nfsgw::config::testing::expect_refused;
+using nfsgw::config::testing::kExport;
+using nfsgw::config::testing::export_of;
 
 namespace {
 
-const std::string kExport = "[[export]]\npath = \"/e\"\norigin = \"nfs://h/e\"\n";
-
 CacheConfig cache_of(const std::string& cache_lines) {
   return parse_config("[cache]\n" + cache_lines + kExport, "test.toml").cache;
-}
-
-ExportConfig export_of(const std::string& export_lines) {
-  return parse_config(kExport + export_lines, "test.toml").exports.at(0);
 }
 
 }  // namespace

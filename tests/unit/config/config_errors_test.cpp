@@ -6,27 +6,19 @@
 #include <vector>
 
 #include "config/config.h"
+#include "tests/unit/config/config_test_helpers.h"
 
 using namespace nfsgw::config;
+using nfsgw::config::testing::kExport;
+using nfsgw::config::testing::message_of;
 
 namespace {
-
-const std::string kExport = "[[export]]\npath = \"/e\"\norigin = \"nfs://h/e\"\n";
 
 struct Case {
   std::string name;
   std::string toml;
   std::vector<std::string> expect;  // substrings of the message
 };
-
-std::string message_of(const std::string& toml) {
-  try {
-    parse_config(toml, "test.toml");
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "";
-}
 
 void check(const Case& c) {
   std::string m = message_of(c.toml);

@@ -11,9 +11,9 @@
 
 using namespace nfsgw::config;
 using nfsgw::config::testing::expect_refused;
+using nfsgw::config::testing::kExport;
 
 namespace {
-const std::string kExport = "[[export]]\npath = \"/e\"\norigin = \"nfs://h/e\"\n";
 }
 
 TEST(ConfigMetricsListen, OffByDefault) {

@@ -11,16 +11,8 @@
 using namespace nfsgw::config;
 using nfsgw::config::testing::expect_refused;
 using namespace std::chrono_literals;
-
-namespace {
-
-const std::string kExport = "[[export]]\npath = \"/e\"\norigin = \"nfs://h/e\"\n";
-
-ExportConfig export_of(const std::string& export_lines) {
-  return parse_config(kExport + export_lines, "test.toml").exports.at(0);
-}
-
-}  // namespace
+using nfsgw::config::testing::kExport;
+using nfsgw::config::testing::export_of;
 
 TEST(ConfigOriginTimeout, DefaultIsALinuxTcpClientsTimeo) {
   EXPECT_EQ(export_of("").origin_timeout, 60s);

@@ -11,12 +11,11 @@
 using namespace nfsgw::config;
 using namespace std::chrono_literals;
 using nfsgw::config::testing::kEveryKey;
+using nfsgw::config::testing::kExport;
 
 namespace {
 
-const std::string kExport = "[[export]]\npath = \"/e\"\norigin = \"nfs://h/e\"\n";
-
-std::string message_of(const std::string& server_body) {
+std::string server_error_of(const std::string& server_body) {
   try {
     parse_config("[server]\n" + server_body + kExport, "test.toml");
   } catch (const ConfigError& e) {
@@ -69,7 +68,7 @@ TEST(ConfigServerLimits, OutOfRangeIsRefused) {
            {"max_pending_mb = 8\n", {"server.max_pending_mb_per_connection", "16 is more than server.max_pending_mb (8)"}},
            {"max_conections = 5\n", {"max_conections"}},
        }) {
-    const std::string m = message_of(c.body);
+    const std::string m = server_error_of(c.body);
     ASSERT_FALSE(m.empty()) << "accepted: " << c.body;
     for (const auto& s : c.expect) EXPECT_NE(m.find(s), std::string::npos) << "missing '" << s << "' in: " << m;
   }

@@ -73,6 +73,14 @@ inline std::string message_of(const std::string& toml) {
   return "";
 }
 
+/// One export with only its required keys, to append to a test's sections.
+inline const std::string kExport = "[[export]]\npath = \"/e\"\norigin = \"nfs://h/e\"\n";
+
+/// The export of kExport with `export_lines` added to it.
+inline ExportConfig export_of(const std::string& export_lines) {
+  return parse_config(kExport + export_lines, "test.toml").exports.at(0);
+}
+
 /// Refused, and the message starts with the file and carries every substring.
 inline void expect_refused(const std::string& toml, const std::vector<std::string>& expect) {
   std::string m = message_of(toml);

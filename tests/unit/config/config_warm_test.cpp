@@ -8,14 +8,8 @@
 
 using namespace nfsgw::config;
 using nfsgw::config::testing::expect_refused;
-
-namespace {
-
-const std::string kExport = "[[export]]\npath = \"/e\"\norigin = \"nfs://h/e\"\n";
-
-ExportConfig export_of(const std::string& lines) { return parse_config(kExport + lines, "test.toml").exports.at(0); }
-
-}  // namespace
+using nfsgw::config::testing::kExport;
+using nfsgw::config::testing::export_of;
 
 TEST(ConfigWarm, UnsetByDefaultSoTheWarmUsesTheAnonymousIds) {
   const auto e = export_of("anon_uid = 1000\n");

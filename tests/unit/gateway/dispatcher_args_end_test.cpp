@@ -16,10 +16,6 @@ namespace {
 
 using rpc::AcceptStat;
 
-nfs3::FileHandle fh(std::initializer_list<std::uint8_t> b) {
-  return nfs3::FileHandle(std::span<const std::uint8_t>(b.begin(), b.size()));
-}
-
 /// `args` encoded, then `extra` bytes of 0x5A.
 template <typename Args>
 RawArgs with_trailing(const Args& args, std::size_t extra) {

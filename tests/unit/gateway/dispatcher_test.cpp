@@ -19,10 +19,6 @@ using rpc::AuthStat;
 using rpc::RejectStat;
 using rpc::ReplyStat;
 
-nfs3::FileHandle fh(std::initializer_list<std::uint8_t> b) {
-  return nfs3::FileHandle(std::span<const std::uint8_t>(b.begin(), b.size()));
-}
-
 class DispatcherTest : public ::testing::Test {
  protected:
   DispatcherTest() { dispatcher.add(rpc::make_nfs3_table(fake)); }

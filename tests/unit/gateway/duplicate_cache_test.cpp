@@ -135,9 +135,9 @@ TEST(DuplicateCache, TheOldestFinishedCallMakesRoomAndCallsInFlightAreKept) {
 // ---- in the dispatcher ------------------------------------------------------------
 
 /// REMOVE waits on a gate the test opens; everything it executes is counted.
-class GatedProgram : public FakeNfs3Program {
+class GatedRetryProgram : public FakeNfs3Program {
  public:
-  explicit GatedProgram(boost::asio::io_context& io) : gate(io) {
+  explicit GatedRetryProgram(boost::asio::io_context& io) : gate(io) {
     gate.expires_at(boost::asio::steady_timer::time_point::max());
   }
   Awaitable<nfs3::RemoveRes> remove(const CallContext& ctx, nfs3::RemoveArgs args) override {
@@ -172,7 +172,7 @@ std::vector<std::uint8_t> dispatch(const rpc::Dispatcher& d, const std::vector<s
 
 TEST(DuplicateCacheDispatch, ARetransmittedRemoveIsExecutedOnce) {
   boost::asio::io_context io;
-  GatedProgram prog(io);
+  GatedRetryProgram prog(io);
   prog.remove_res.status = nfs3::Status::Ok;
   cache::ManualClock clock;
   DuplicateCache drc({}, clock);
@@ -197,7 +197,7 @@ TEST(DuplicateCacheDispatch, ARetransmittedRemoveIsExecutedOnce) {
 
 TEST(DuplicateCacheDispatch, OnlyCallsThatChangeSomethingAreRemembered) {
   boost::asio::io_context io;
-  GatedProgram prog(io);
+  GatedRetryProgram prog(io);
   cache::ManualClock clock;
   DuplicateCache drc({}, clock);
   rpc::Dispatcher d;
@@ -218,7 +218,7 @@ TEST(DuplicateCacheDispatch, OnlyCallsThatChangeSomethingAreRemembered) {
 
 TEST(DuplicateCacheDispatch, ADuplicateInFlightGetsTheFirstsReply) {
   boost::asio::io_context io;
-  GatedProgram prog(io);
+  GatedRetryProgram prog(io);
   prog.gated = true;
   prog.remove_res.status = nfs3::Status::Ok;
   cache::ManualClock clock;
@@ -244,7 +244,7 @@ TEST(DuplicateCacheDispatch, ADuplicateInFlightGetsTheFirstsReply) {
 
 TEST(DuplicateCacheDispatch, AJukeboxAnswerIsNotReplayed) {
   boost::asio::io_context io;
-  GatedProgram prog(io);
+  GatedRetryProgram prog(io);
   prog.remove_res.status = nfs3::Status::Jukebox;
   prog.remove_res.gateway_status = true;
   cache::ManualClock clock;
@@ -268,7 +268,7 @@ TEST(DuplicateCacheDispatch, NoStatusNfsgwMadeUpIsReplayedButTheOriginsOwnIs) {
   for (const auto status : {nfs3::Status::ServerFault, nfs3::Status::Io, nfs3::Status::Acces}) {
     for (const bool made_up : {true, false}) {
       boost::asio::io_context io;
-      GatedProgram prog(io);
+      GatedRetryProgram prog(io);
       prog.remove_res.status = status;
       prog.remove_res.gateway_status = made_up;
       cache::ManualClock clock;

@@ -14,7 +14,7 @@
 namespace nfsgw::test {
 namespace {
 
-using mount3::Status;
+using MountStatus = mount3::Status;
 
 class MountProgramTest : public ::testing::Test {
  protected:
@@ -74,7 +74,7 @@ class MountProgramTest : public ::testing::Test {
 
 TEST_F(MountProgramTest, ExportPathGivesTheRootHandleAndFlavors) {
   const auto res = mnt("/export");
-  ASSERT_EQ(res.status, Status::Ok);
+  ASSERT_EQ(res.status, MountStatus::Ok);
   EXPECT_EQ(res.fhandle, codec.root(kExportId));
   EXPECT_EQ(res.auth_flavors, (std::vector<std::uint32_t>{1, 0}));  // AUTH_SYS, AUTH_NONE
   EXPECT_EQ(nfs.call_count(), 0u);  // answered from the configuration alone
@@ -88,29 +88,29 @@ TEST_F(MountProgramTest, TrailingSlashNamesTheSameExport) {
 
 TEST_F(MountProgramTest, LongestExportPathWins) {
   const auto res = mnt("/export/deep/er");
-  ASSERT_EQ(res.status, Status::Ok);
+  ASSERT_EQ(res.status, MountStatus::Ok);
   EXPECT_EQ(res.fhandle, codec.root(kDeepId));
   EXPECT_EQ(nfs.call_count(), 0u);
 }
 
 TEST_F(MountProgramTest, UnknownPathIsNoEnt) {
   for (const char* p : {"/nope", "/exportx", "/expor", "/", "", "/lanx/y"}) {
-    EXPECT_EQ(mnt(p).status, Status::NoEnt) << p;
+    EXPECT_EQ(mnt(p).status, MountStatus::NoEnt) << p;
   }
   EXPECT_EQ(nfs.call_count(), 0u);
 }
 
 TEST_F(MountProgramTest, ClientNotAllowedIsAcces) {
-  EXPECT_EQ(mnt("/lan", "127.0.0.1").status, Status::Acces);
-  EXPECT_EQ(mnt("/export", "10.0.0.1").status, Status::Acces);
-  EXPECT_EQ(mnt("/export/a", "10.0.0.1").status, Status::Acces);
+  EXPECT_EQ(mnt("/lan", "127.0.0.1").status, MountStatus::Acces);
+  EXPECT_EQ(mnt("/export", "10.0.0.1").status, MountStatus::Acces);
+  EXPECT_EQ(mnt("/export/a", "10.0.0.1").status, MountStatus::Acces);
   EXPECT_EQ(nfs.call_count(), 0u);
-  EXPECT_EQ(mnt("/lan", "fd00::5").status, Status::Ok);
+  EXPECT_EQ(mnt("/lan", "fd00::5").status, MountStatus::Ok);
 }
 
 TEST_F(MountProgramTest, SubfolderMountWalksLookupsFromTheRoot) {
   const auto res = mnt("/export/a/b");
-  ASSERT_EQ(res.status, Status::Ok);
+  ASSERT_EQ(res.status, MountStatus::Ok);
   EXPECT_EQ(res.fhandle, dir_b);
   EXPECT_EQ(res.auth_flavors, (std::vector<std::uint32_t>{1, 0}));
   ASSERT_EQ(nfs.lookup_history.size(), 2u);
@@ -132,21 +132,21 @@ TEST_F(MountProgramTest, SubfolderWithTrailingSlash) {
 }
 
 TEST_F(MountProgramTest, NonDirectoryIsNotDir) {
-  EXPECT_EQ(mnt("/export/a/file").status, Status::NotDir);
-  EXPECT_EQ(mnt("/export/a/file/x").status, Status::NotDir);
+  EXPECT_EQ(mnt("/export/a/file").status, MountStatus::NotDir);
+  EXPECT_EQ(mnt("/export/a/file/x").status, MountStatus::NotDir);
 }
 
 TEST_F(MountProgramTest, MissingComponentIsNoEnt) {
-  EXPECT_EQ(mnt("/export/a/missing").status, Status::NoEnt);
+  EXPECT_EQ(mnt("/export/a/missing").status, MountStatus::NoEnt);
   EXPECT_TRUE(mount.dump("127.0.0.1").empty());
 }
 
 TEST_F(MountProgramTest, LookupErrorsMapToMountStatuses) {
   nfs.on_lookup = nullptr;
-  const std::pair<nfs3::Status, Status> cases[] = {
-      {nfs3::Status::Acces, Status::Acces},   {nfs3::Status::Perm, Status::Perm},
-      {nfs3::Status::NotDir, Status::NotDir}, {nfs3::Status::NameTooLong, Status::NameTooLong},
-      {nfs3::Status::Io, Status::ServerFault}, {nfs3::Status::Jukebox, Status::ServerFault},
+  const std::pair<nfs3::Status, MountStatus> cases[] = {
+      {nfs3::Status::Acces, MountStatus::Acces},   {nfs3::Status::Perm, MountStatus::Perm},
+      {nfs3::Status::NotDir, MountStatus::NotDir}, {nfs3::Status::NameTooLong, MountStatus::NameTooLong},
+      {nfs3::Status::Io, MountStatus::ServerFault}, {nfs3::Status::Jukebox, MountStatus::ServerFault},
   };
   for (const auto& [in, want] : cases) {
     nfs.lookup_res.status = in;
@@ -155,21 +155,21 @@ TEST_F(MountProgramTest, LookupErrorsMapToMountStatuses) {
 }
 
 TEST_F(MountProgramTest, DotDotComponentIsInvalAndNotWalked) {
-  EXPECT_EQ(mnt("/export/..").status, Status::Inval);
-  EXPECT_EQ(mnt("/export/../etc").status, Status::Inval);
-  EXPECT_EQ(mnt("/export/./a").status, Status::Inval);
+  EXPECT_EQ(mnt("/export/..").status, MountStatus::Inval);
+  EXPECT_EQ(mnt("/export/../etc").status, MountStatus::Inval);
+  EXPECT_EQ(mnt("/export/./a").status, MountStatus::Inval);
   EXPECT_EQ(nfs.call_count(), 0u);
   // ".." after a real component is refused too, before it is looked up.
-  EXPECT_EQ(mnt("/export/a/../a").status, Status::Inval);
+  EXPECT_EQ(mnt("/export/a/../a").status, MountStatus::Inval);
   for (const auto& l : nfs.lookup_history) EXPECT_NE(l.what.name, "..");
 }
 
 TEST_F(MountProgramTest, DumpListsMountsAndUmntRemovesThem) {
-  ASSERT_EQ(mnt("/export").status, Status::Ok);
-  ASSERT_EQ(mnt("/export/").status, Status::Ok);  // the same mount, listed once
-  ASSERT_EQ(mnt("/export/a").status, Status::Ok);
-  ASSERT_EQ(mnt("/export", "127.0.0.2").status, Status::Ok);
-  ASSERT_EQ(mnt("/nope").status, Status::NoEnt);  // failures are not listed
+  ASSERT_EQ(mnt("/export").status, MountStatus::Ok);
+  ASSERT_EQ(mnt("/export/").status, MountStatus::Ok);  // the same mount, listed once
+  ASSERT_EQ(mnt("/export/a").status, MountStatus::Ok);
+  ASSERT_EQ(mnt("/export", "127.0.0.2").status, MountStatus::Ok);
+  ASSERT_EQ(mnt("/nope").status, MountStatus::NoEnt);  // failures are not listed
 
   auto has = [&](const std::string& host, const std::string& dir) {
     for (const auto& m : mount.dump("127.0.0.1"))
@@ -189,7 +189,7 @@ TEST_F(MountProgramTest, DumpListsMountsAndUmntRemovesThem) {
   mount.umnt("127.0.0.1", mount3::UmntArgs{"/not-mounted"});  // harmless
   EXPECT_EQ(mount.dump("127.0.0.1").size(), 2u);
 
-  ASSERT_EQ(mnt("/export").status, Status::Ok);
+  ASSERT_EQ(mnt("/export").status, MountStatus::Ok);
   mount.umntall("127.0.0.1");
   ASSERT_EQ(mount.dump("127.0.0.1").size(), 1u);
   EXPECT_TRUE(has("127.0.0.2", "/export"));
@@ -215,8 +215,8 @@ TEST_F(MountProgramTest, ExportListsOnlyTheExportsThatAdmitTheCaller) {
 }
 
 TEST_F(MountProgramTest, DumpAnswersOnlyCallersAnExportAdmits) {
-  ASSERT_EQ(mnt("/export").status, Status::Ok);
-  ASSERT_EQ(mnt("/lan", "10.0.0.7").status, Status::Ok);
+  ASSERT_EQ(mnt("/export").status, MountStatus::Ok);
+  ASSERT_EQ(mnt("/lan", "10.0.0.7").status, MountStatus::Ok);
   // Each caller sees the mounts of the exports it may mount itself.
   const auto local = mount.dump("127.0.0.1");
   ASSERT_EQ(local.size(), 1u);
@@ -232,7 +232,7 @@ TEST_F(MountProgramTest, TheMountListIsBoundedAndDropsTheOldest) {
   for (int i = 1; i <= 5; ++i) {
     CallContext ctx;
     ctx.client_address = "127.0.0." + std::to_string(i);
-    ASSERT_EQ(run_awaitable(small.mnt(ctx, mount3::MntArgs{"/export"})).status, Status::Ok);
+    ASSERT_EQ(run_awaitable(small.mnt(ctx, mount3::MntArgs{"/export"})).status, MountStatus::Ok);
   }
   auto list = small.dump("127.0.0.1");
   ASSERT_EQ(list.size(), 3u);
@@ -241,10 +241,10 @@ TEST_F(MountProgramTest, TheMountListIsBoundedAndDropsTheOldest) {
   // Mounting again makes an entry the newest.
   CallContext ctx;
   ctx.client_address = "127.0.0.3";
-  ASSERT_EQ(run_awaitable(small.mnt(ctx, mount3::MntArgs{"/export"})).status, Status::Ok);
+  ASSERT_EQ(run_awaitable(small.mnt(ctx, mount3::MntArgs{"/export"})).status, MountStatus::Ok);
   CallContext six;
   six.client_address = "127.0.0.6";
-  ASSERT_EQ(run_awaitable(small.mnt(six, mount3::MntArgs{"/export"})).status, Status::Ok);
+  ASSERT_EQ(run_awaitable(small.mnt(six, mount3::MntArgs{"/export"})).status, MountStatus::Ok);
   list = small.dump("127.0.0.1");
   ASSERT_EQ(list.size(), 3u);
   EXPECT_EQ(list[0].hostname, "127.0.0.5");
@@ -273,7 +273,7 @@ TEST_F(MountWireTest, Mnt3OverTheWire) {
   const Reply rep = call(3, mount3::Proc::Mnt, mount3::MntArgs{"/export/a"});
   ASSERT_EQ(rep.header.accept, rpc::AcceptStat::Success);
   const auto res = decode_result<mount3::MntRes>(rep.body);
-  EXPECT_EQ(res.status, Status::Ok);
+  EXPECT_EQ(res.status, MountStatus::Ok);
   EXPECT_EQ(res.fhandle, dir_a);
 
   const Reply dump = call(3, mount3::Proc::Dump, NoArgs{});
@@ -311,26 +311,26 @@ TEST_F(MountWireTest, OverlongPathIsGarbageArgs) {
 // A configuration reload (MountProgram::update): a removed export is refused and
 // leaves DUMP and EXPORT, an added one is mountable, changed clients apply.
 TEST_F(MountProgramTest, ReloadRemovesAddsAndChangesExports) {
-  ASSERT_EQ(mnt("/export").status, Status::Ok);
-  ASSERT_EQ(mnt("/lan", "127.0.0.1").status, Status::Acces);
+  ASSERT_EQ(mnt("/export").status, MountStatus::Ok);
+  ASSERT_EQ(mnt("/lan", "127.0.0.1").status, MountStatus::Acces);
   ASSERT_EQ(mount.dump("127.0.0.1").size(), 1u);
   std::vector<config::ExportConfig> next{
       make_export("/lan", kLanId, config::Access::ReadWrite, config::Squash::Root, {"127.0.0.0/8"}),
       make_export("/added", 0x6666, config::Access::ReadOnly, config::Squash::All)};
   mount.update(next);
-  EXPECT_EQ(mnt("/export").status, Status::NoEnt);
-  EXPECT_EQ(mnt("/export/a").status, Status::NoEnt);
+  EXPECT_EQ(mnt("/export").status, MountStatus::NoEnt);
+  EXPECT_EQ(mnt("/export/a").status, MountStatus::NoEnt);
   EXPECT_TRUE(mount.dump("127.0.0.1").empty());  // the removed export's mount is gone
   const auto added = mnt("/added");
-  ASSERT_EQ(added.status, Status::Ok);
+  ASSERT_EQ(added.status, MountStatus::Ok);
   EXPECT_EQ(added.fhandle, codec.root(0x6666));
-  EXPECT_EQ(mnt("/lan", "127.0.0.1").status, Status::Ok);
+  EXPECT_EQ(mnt("/lan", "127.0.0.1").status, MountStatus::Ok);
   std::vector<std::string> listed;
   for (const auto& e : mount.exports("127.0.0.1")) listed.push_back(e.dir);
   EXPECT_EQ(listed, (std::vector<std::string>{"/lan", "/added"}));
   mount.update(exports);  // and back
-  EXPECT_EQ(mnt("/export").status, Status::Ok);
-  EXPECT_EQ(mnt("/added").status, Status::NoEnt);
+  EXPECT_EQ(mnt("/export").status, MountStatus::Ok);
+  EXPECT_EQ(mnt("/added").status, MountStatus::NoEnt);
 }
 
 }  // namespace

@@ -4,15 +4,22 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "protocol/nfs3_types.h"
 #include "protocol/rpc_message.h"
 #include "protocol/xdr.h"
 
 namespace nfsgw::test {
+
+/// A file handle of the given bytes.
+inline nfs3::FileHandle fh(std::initializer_list<std::uint8_t> b) {
+  return nfs3::FileHandle(std::span<const std::uint8_t>(b.begin(), b.size()));
+}
 
 /// An AUTH_SYS credential for uid/gid/gids.
 inline rpc::OpaqueAuth auth_sys(std::uint32_t uid, std::uint32_t gid,
