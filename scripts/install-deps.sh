@@ -7,7 +7,7 @@ SUDO=""
 export DEBIAN_FRONTEND=noninteractive
 PKGS=(
   # build
-  build-essential cmake pkg-config
+  build-essential cmake pkg-config ninja-build  # ninja: scripts/test.sh's builds
   # libraries
   libboost-dev libboost-system-dev libnfs-dev libtirpc-dev librocksdb-dev
   libspdlog-dev libfmt-dev libtoml11-dev libssl-dev libgtest-dev libgmock-dev
