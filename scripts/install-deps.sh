@@ -7,7 +7,7 @@ SUDO=""
 export DEBIAN_FRONTEND=noninteractive
 PKGS=(
   # build
-  build-essential cmake pkg-config ninja-build  # ninja: scripts/test.sh's builds
+  build-essential cmake pkg-config
   # libraries
   libboost-dev libboost-system-dev libnfs-dev libtirpc-dev librocksdb-dev
   libspdlog-dev libfmt-dev libtoml11-dev libssl-dev libgtest-dev libgmock-dev
@@ -18,6 +18,8 @@ PKGS=(
   qemu-system-x86 linux-image-cloud-amd64 busybox-static cpio kmod xz-utils zstd
   # the fuzz targets (tests/fuzz): clang 14 and its libFuzzer and sanitizer runtimes
   clang-14 libclang-rt-14-dev
+  # scripts/test.sh's builds (scripts/build.sh and the image keep make)
+  ninja-build
   # misc tools used by scripts and tests
   procps psmisc coreutils curl  # curl: the metrics test scrapes the endpoint
   python3-yaml systemd strace  # tests/packaging: parse manifests, check the systemd unit

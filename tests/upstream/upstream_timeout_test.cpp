@@ -240,6 +240,10 @@ int int_option(int fd, int level, int name) {
 
 TEST_F(TimeoutTest, OriginSocketsCarryNoDelayKeepaliveAndAUserTimeout) {
   pool(12s);
+  // The pool's side is connected before the fake origin's accept loop has
+  // recorded the peer: wait for it (CI once read an empty list here).
+  ASSERT_TRUE(nfsgw::test::wait_until([&] { return !origin_.peer_ports().empty(); }, 10s,
+                                      "the fake origin to record the pool's connection"));
   const auto peers = origin_.peer_ports();
   ASSERT_EQ(peers.size(), 1u);
   const int fd = own_socket_with_local_port(peers[0]);
