@@ -5,7 +5,7 @@
 namespace nfsgw::config {
 namespace {
 
-using K = Kinds<CacheConfig>;
+using CacheKinds = Kinds<CacheConfig>;
 
 void check_dir(const Input& in, const std::string& s) {
   if (s.empty()) in.fail("the empty string is not a directory; allowed: a path");
@@ -33,11 +33,11 @@ const SectionKeys<CacheConfig>& cache_keys() {
   static const SectionKeys<CacheConfig> keys{
       "cache",
       {
-          K::text("dir", &CacheConfig::dir, "a non-empty path",
+          CacheKinds::text("dir", &CacheConfig::dir, "a non-empty path",
                   "where the persistent state lives (the handle map and metadata database, the data cache "
                   "under `dir`/data, the secret)",
                   check_dir),
-          K::integer("memory_mb", &CacheConfig::memory_mb, 16, 1 << 20,
+          CacheKinds::integer("memory_mb", &CacheConfig::memory_mb, 16, 1 << 20,
                      "RAM in MiB for everything nfsgw keeps and the data it has in flight, shared by every export and "
                      "split at start (`cache/memory_budget.h`): the per-thread memos (up to 1/8), the duplicate request "
                      "cache (up to 1/64), the data cache's in-memory blocks (1/16) and its index (1/32), READ data in "
@@ -46,26 +46,26 @@ const SectionKeys<CacheConfig>& cache_keys() {
                      "cache's memory layer and RocksDB's block cache (which holds the memtables). Peak RSS is `memory_mb` "
                      "plus a fixed overhead of at most 48 MiB (code, stacks, malloc's slack, RocksDB's flushes, calls "
                      "outside the caches; docs/operations.md, *Memory*)"),
-          K::integer("metadata_max_gb", &CacheConfig::metadata_max_gb, 1, 65536,
+          CacheKinds::integer("metadata_max_gb", &CacheConfig::metadata_max_gb, 1, 65536,
                      "disk budget of the metadata cache (the RocksDB database under `dir`), in GiB, shared by "
                      "every export"),
-          K::integer("block_kb", &CacheConfig::block_kb, 64, 16384,
+          CacheKinds::integer("block_kb", &CacheConfig::block_kb, 64, 16384,
                      "size of a block of the data cache, in KiB: the unit in which file data is fetched from the "
                      "origin, stored and checked. Changing it drops the blocks already stored, at the next start",
                      check_power_of_two)
               .also_allowed(", a power of two"),
-          K::integer("data_max_gb", &CacheConfig::data_max_gb, 1, 65536,
+          CacheKinds::integer("data_max_gb", &CacheConfig::data_max_gb, 1, 65536,
                      "disk budget of the data cache (block files under `dir`/data), in GiB, shared by every "
                      "export; apart from `metadata_max_gb`: file data never evicts metadata"),
-          K::text("secret_file", &CacheConfig::secret_file, "a non-empty path",
+          CacheKinds::text("secret_file", &CacheConfig::secret_file, "a non-empty path",
                   "the key for file handle MACs; see *Handle stability* below", check_secret_file)
               .defaults_to("`<dir>/secret`"),
-          K::boolean("answer_memo", &CacheConfig::answer_memo,
+          CacheKinds::boolean("answer_memo", &CacheConfig::answer_memo,
                      "answer a repeated GETATTR, LOOKUP or ACCESS that the cache answers at once from a "
                      "per-thread memo of whole answers while nothing they rest on changed "
                      "(`gateway/rpc/answer_memo.h`); `false` makes every answer walk the layers (for "
                      "measurements)"),
-          K::boolean("peek_memo", &CacheConfig::peek_memo,
+          CacheKinds::boolean("peek_memo", &CacheConfig::peek_memo,
                      "serve the metadata cache's hot records (attributes, lookups, ACCESS answers) from a "
                      "per-thread copy while their part of the cache is unchanged (`cache/peek_memo.h`); `false` "
                      "reads every record through the shared memory layer (for measurements)"),

@@ -11,7 +11,7 @@
 namespace nfsgw::config {
 namespace {
 
-using K = Kinds<ExportConfig>;
+using ExportKinds = Kinds<ExportConfig>;
 
 /// 32-bit FNV-1a: tiny, fixed forever (ids are baked into clients' handles), and
 /// good enough to spread export paths; collisions are detected and refused.
@@ -57,7 +57,7 @@ void check_export_path(const Input& in, const std::string& p) {
 }
 
 Key<ExportConfig> path_key() {
-  Key<ExportConfig> k = K::text("path", &ExportConfig::path,
+  Key<ExportConfig> k = ExportKinds::text("path", &ExportConfig::path,
                                 "absolute, at most 1024 bytes, no `.` or `..` components, no `//`, no trailing "
                                 "`/` (except `\"/\"` itself); unique among exports",
                                 "what clients mount (`mount gw:/projects /mnt`)", check_export_path);
@@ -69,7 +69,7 @@ Key<ExportConfig> path_key() {
 }
 
 Key<ExportConfig> origin_key() {
-  Key<ExportConfig> k = K::plain(
+  Key<ExportConfig> k = ExportKinds::plain(
       "origin", "string", "`nfs://host[:port]/path[?nfsport=N&mountport=M]`",
       "the origin NFSv3 server and its export, see below", &ExportConfig::origin,
       [](const Input& in) {
@@ -95,7 +95,7 @@ Key<ExportConfig> origin_key() {
 std::vector<Cidr> everyone() { return {Cidr::parse("0.0.0.0/0"), Cidr::parse("::/0")}; }
 
 Key<ExportConfig> clients_key() {
-  Key<ExportConfig> k = K::plain(
+  Key<ExportConfig> k = ExportKinds::plain(
       "clients", "array of strings", "one or more networks in CIDR notation, or bare addresses",
       "who may mount and use the export; others get `NFS3ERR_ACCES` / `MNT3ERR_ACCES`. An empty array is an "
       "error (it would admit nobody)",
@@ -137,36 +137,36 @@ std::vector<Key<ExportConfig>> all_keys() {
   std::vector<Key<ExportConfig>> keys{
       path_key(),
       origin_key(),
-      K::enumeration("access", &ExportConfig::access, {{"rw", Access::ReadWrite}, {"ro", Access::ReadOnly}},
+      ExportKinds::enumeration("access", &ExportConfig::access, {{"rw", Access::ReadWrite}, {"ro", Access::ReadOnly}},
                      "an access mode", "`\"ro\"` refuses every modifying call with `NFS3ERR_ROFS`")
           .at_once(),
       clients_key(),
-      K::enumeration("squash", &ExportConfig::squash,
+      ExportKinds::enumeration("squash", &ExportConfig::squash,
                      {{"none", Squash::None}, {"root", Squash::Root}, {"all", Squash::All}}, "a squash mode",
                      "which callers act as `anon_uid`/`anon_gid` on the origin: `\"none\"` nobody; `\"root\"` "
                      "uid 0 becomes `anon_uid` and gid 0 (primary or supplementary) becomes `anon_gid`; "
                      "`\"all\"` everyone. Callers with AUTH_NONE are always anonymous")
           .at_once(),
-      K::integer("anon_uid", &ExportConfig::anon_uid, 0, 4294967295LL,
+      ExportKinds::integer("anon_uid", &ExportConfig::anon_uid, 0, 4294967295LL,
                  "uid that squashed callers act as on the origin")
           .at_once(),
-      K::integer("anon_gid", &ExportConfig::anon_gid, 0, 4294967295LL,
+      ExportKinds::integer("anon_gid", &ExportConfig::anon_gid, 0, 4294967295LL,
                  "gid that squashed callers act as on the origin")
           .at_once(),
-      K::integer("warm_uid", &ExportConfig::warm_uid, 0, 4294967295LL,
+      ExportKinds::integer("warm_uid", &ExportConfig::warm_uid, 0, 4294967295LL,
                  "uid that `nfsgw warm` walks this export as, before `squash` (docs/operations.md, *Priming*). "
                  "The cache hands a cached LOOKUP, listing or ACCESS answer only to a caller whose permission "
                  "the origin confirmed for the same credential (after squash), so warm as the ids your clients "
                  "use — or set `squash = \"all\"`, or `access_check = \"local\"`")
           .at_once()
           .defaults_to("`anon_uid`"),
-      K::integer("warm_gid", &ExportConfig::warm_gid, 0, 4294967295LL,
+      ExportKinds::integer("warm_gid", &ExportConfig::warm_gid, 0, 4294967295LL,
                  "gid that `nfsgw warm` walks this export as, before `squash`")
           .at_once()
           .defaults_to("`anon_gid`"),
-      K::integer("upstream_connections", &ExportConfig::upstream_connections, 1, 64,
+      ExportKinds::integer("upstream_connections", &ExportConfig::upstream_connections, 1, 64,
                  "TCP connections from the gateway to the origin for this export"),
-      K::duration("origin_timeout", &ExportConfig::origin_timeout, kMinOriginTimeout, kMaxOriginTimeout,
+      ExportKinds::duration("origin_timeout", &ExportConfig::origin_timeout, kMinOriginTimeout, kMaxOriginTimeout,
                   "how long a call to the origin may go unanswered, while nothing else comes back on its "
                   "connection either, before nfsgw declares the connection dead (a frozen origin: TCP open, no "
                   "replies), closes it and reconnects. Idempotent calls are then sent again (they wait, as on a "
@@ -176,23 +176,23 @@ std::vector<Key<ExportConfig>> all_keys() {
                   "half of it, three more over the other half). The default is a Linux client's `timeo` over "
                   "TCP; a shorter one notices a frozen origin sooner but cuts an origin that takes longer than "
                   "that to answer a single call while answering nothing else"),
-      K::boolean("metadata_cache", [](auto& e) -> auto& { return e.coherency.enabled; },
+      ExportKinds::boolean("metadata_cache", [](auto& e) -> auto& { return e.coherency.enabled; },
                  "keep this export's metadata (attributes, lookups, listings, link targets, ACCESS answers, file "
                  "system information) in the metadata cache; `false` forwards every call to the origin"),
-      K::boolean("data_cache", &ExportConfig::data_cache,
+      ExportKinds::boolean("data_cache", &ExportConfig::data_cache,
                  "keep this export's file data in the data cache (blocks on local disk, valid while the file's "
                  "cached attributes say it is unchanged); `false` forwards every READ to the origin"),
-      K::integer("readahead_kb", &ExportConfig::readahead_kb, 0, 262144,
+      ExportKinds::integer("readahead_kb", &ExportConfig::readahead_kb, 0, 262144,
                  "how far ahead of a sequential reader the data cache fetches, in KiB; `0` disables read-ahead")
           .also_allowed(" (256 MiB)"),
-      K::enumeration("consistency", [](auto& e) -> auto& { return e.coherency.consistency; },
+      ExportKinds::enumeration("consistency", [](auto& e) -> auto& { return e.coherency.consistency; },
                      {{"ttl", cache::Consistency::Ttl},
                       {"strict", cache::Consistency::Strict},
                       {"immutable", cache::Consistency::Immutable}},
                      "a consistency mode",
                      "how cached metadata is checked against the origin, see *Metadata cache and coherency* below")
           .at_once(),
-      K::enumeration("access_check", [](auto& e) -> auto& { return e.coherency.access_check; },
+      ExportKinds::enumeration("access_check", [](auto& e) -> auto& { return e.coherency.access_check; },
                      {{"origin", cache::AccessCheck::Origin}, {"local", cache::AccessCheck::Local}},
                      "an access check",
                      "how a cached lookup, listing or link target learns that the caller may see it, see below")
@@ -201,7 +201,7 @@ std::vector<Key<ExportConfig>> all_keys() {
   // The windows are declared beside the cache that keeps them, with their bounds.
   for (const auto& d : cache::kDurationSettings) {
     keys.push_back(
-        K::duration(d.key, [f = d.field](auto& e) -> auto& { return e.coherency.*f; }, d.min, d.max, d.meaning)
+        ExportKinds::duration(d.key, [f = d.field](auto& e) -> auto& { return e.coherency.*f; }, d.min, d.max, d.meaning)
             .at_once());
   }
   return keys;

@@ -8,7 +8,7 @@
 namespace nfsgw::config {
 namespace {
 
-using K = Kinds<ServerConfig>;
+using ServerKinds = Kinds<ServerConfig>;
 
 void check_ip_address(const Input& in, const std::string& s) {
   unsigned char buf[16];
@@ -52,55 +52,55 @@ const SectionKeys<ServerConfig>& server_keys() {
   static const SectionKeys<ServerConfig> keys{
       "server",
       {
-          K::text("listen", &ServerConfig::listen,
+          ServerKinds::text("listen", &ServerConfig::listen,
                   "an IPv4 or IPv6 address (`\"::\"`, `\"127.0.0.1\"`); host names are not resolved",
                   "address the NFS and MOUNT listeners bind to", check_ip_address),
-          K::integer("nfs_port", &ServerConfig::nfs_port, 1, 65535, "TCP port for NFSv3"),
-          K::integer("mount_port", &ServerConfig::mount_port, 0, 65535,
+          ServerKinds::integer("nfs_port", &ServerConfig::nfs_port, 1, 65535, "TCP port for NFSv3"),
+          ServerKinds::integer("mount_port", &ServerConfig::mount_port, 0, 65535,
                      "TCP port for MOUNT; `0` serves MOUNT on `nfs_port`"),
-          K::integer("threads", &ServerConfig::threads, 0, 1024, "worker threads; `0` means one per CPU core"),
-          K::boolean("register_rpcbind", &ServerConfig::register_rpcbind,
+          ServerKinds::integer("threads", &ServerConfig::threads, 0, 1024, "worker threads; `0` means one per CPU core"),
+          ServerKinds::boolean("register_rpcbind", &ServerConfig::register_rpcbind,
                      "register NFS and MOUNT with the local rpcbind, so clients can find them without explicit "
                      "ports"),
-          K::integer("max_record_bytes", &ServerConfig::max_record_bytes, 64 * 1024, 64 * 1024 * 1024,
+          ServerKinds::integer("max_record_bytes", &ServerConfig::max_record_bytes, 64 * 1024, 64 * 1024 * 1024,
                      "the largest RPC record accepted from a client; larger records close the connection. Must "
                      "cover the largest WRITE clients send (1 MiB plus headers). FSINFO tells clients no larger "
                      "`rtmax`/`wtmax` (nor preferred sizes, nor `dtpref`) than fit in one such record: the record "
                      "less 928 bytes of headers, at most 1 MiB, rounded down to 4 KiB (the default gives 1 MiB; "
                      "64 KiB gives 60 KiB), so a client never sends a WRITE nfsgw must refuse")
               .also_allowed(" (64 KiB..64 MiB)"),
-          K::integer("max_connections", &ServerConfig::max_connections, 1, 1000000,
+          ServerKinds::integer("max_connections", &ServerConfig::max_connections, 1, 1000000,
                      "client TCP connections served at once; more are accepted and closed at once (the client "
                      "sees the connection end), with one log line every 10 s at most saying how many were "
                      "refused. Each connection takes a file descriptor: keep it under nfsgw's `ulimit -n` minus "
                      "a few hundred for the caches' files"),
-          K::integer("max_calls_in_flight", &ServerConfig::max_calls_in_flight, 1, 65536,
+          ServerKinds::integer("max_calls_in_flight", &ServerConfig::max_calls_in_flight, 1, 65536,
                      "calls of one connection in flight at once. A call counts from when it is read until its "
                      "reply is written to the socket; at this many, nfsgw reads nothing more from that "
                      "connection until a reply is written")
               .also_allowed(", at most `max_calls_in_flight_total`"),
-          K::integer("max_calls_in_flight_total", &ServerConfig::max_calls_in_flight_total, 1, 1000000,
+          ServerKinds::integer("max_calls_in_flight_total", &ServerConfig::max_calls_in_flight_total, 1, 1000000,
                      "calls in flight over all connections together; at this many, every connection waits "
                      "until a reply is written"),
-          K::integer("max_pending_mb", &ServerConfig::max_pending_mb, 1, 1 << 20,
+          ServerKinds::integer("max_pending_mb", &ServerConfig::max_pending_mb, 1, 1 << 20,
                      "memory, in MiB, that calls in flight may hold over all connections: each call's record "
                      "while it runs, and its reply, reserved before the call runs at the size the call asks for "
                      "(a READ's count plus its attributes, about 1 KiB for most procedures) and held until "
                      "written. At this much, no connection starts another call. One call always runs when "
                      "nothing else is held, however large"),
-          K::integer("max_pending_mb_per_connection", &ServerConfig::max_pending_mb_per_connection, 1, 1 << 20,
+          ServerKinds::integer("max_pending_mb_per_connection", &ServerConfig::max_pending_mb_per_connection, 1, 1 << 20,
                      "the same for one connection: a client that sends calls and does not read its replies "
                      "holds at most this much (and its socket's buffers), then nfsgw stops reading from it. "
                      "Leave room for several of the largest READ replies (1 MiB each)")
               .also_allowed(", at most `max_pending_mb`"),
-          K::duration("idle_timeout", &ServerConfig::idle_timeout, seconds(1), hours(24 * 7),
+          ServerKinds::duration("idle_timeout", &ServerConfig::idle_timeout, seconds(1), hours(24 * 7),
                       "a connection on which nothing moved for this long (no bytes read, no reply written) while "
                       "none of its calls is running is closed (looked for every eighth of it, at most every "
                       "second); NFS clients reconnect by themselves. A client "
                       "that stops reading its replies is closed this way too. Durations are written as in "
                       "`[[export]]`, for example `\"90s\"`",
                       /*zero_too=*/true),
-          K::text("metrics_listen", &ServerConfig::metrics_listen,
+          ServerKinds::text("metrics_listen", &ServerConfig::metrics_listen,
                   "`\"IPv4:PORT\"` or `\"[IPv6]:PORT\"`, port 1..65535 (`\"127.0.0.1:9464\"`, `\"[::1]:9464\"`); "
                   "host names are not resolved",
                   "where nfsgw serves its Prometheus metrics (`GET /metrics`, plain HTTP, no authentication: "

@@ -3,21 +3,21 @@
 namespace nfsgw::rpc {
 namespace {
 
-using mount3::Proc;
+using MountProc = mount3::Proc;
 
 /// Fills a table for `vers`; MNT only for version 3.
 ProgramVersion make_table(MountProgram& p, std::uint32_t vers) {
   ProgramVersion t{mount3::kProgram, vers, {}};
   t.procedures.resize(6);
-  auto set = [&](Proc proc, const char* name, std::uint32_t f, Handler h) {
+  auto set = [&](MountProc proc, const char* name, std::uint32_t f, Handler h) {
     t.procedures[static_cast<std::uint32_t>(proc)] = Procedure{name, f, std::move(h)};
   };
-  set(Proc::Null, "NULL", flags::Idempotent,
+  set(MountProc::Null, "NULL", flags::Idempotent,
       [](const CallContext&, xdr::Reader& in, xdr::Writer&) -> Awaitable<Finished> {
         co_return in.remaining() == 0 ? Outcome::Success : Outcome::GarbageArgs;
       });
   if (vers == mount3::kVersion3) {
-    set(Proc::Mnt, "MNT", 0,
+    set(MountProc::Mnt, "MNT", 0,
         [&p](const CallContext& ctx, xdr::Reader& in, xdr::Writer& out) -> Awaitable<Finished> {
           mount3::MntArgs args;
           try {
@@ -30,13 +30,13 @@ ProgramVersion make_table(MountProgram& p, std::uint32_t vers) {
           co_return Outcome::Success;
         });
   }
-  set(Proc::Dump, "DUMP", flags::Idempotent,
+  set(MountProc::Dump, "DUMP", flags::Idempotent,
       [&p](const CallContext& ctx, xdr::Reader& in, xdr::Writer& out) -> Awaitable<Finished> {
         if (in.remaining() != 0) co_return Outcome::GarbageArgs;
         mount3::encode(out, p.dump(ctx.client_address));
         co_return Outcome::Success;
       });
-  set(Proc::Umnt, "UMNT", 0,
+  set(MountProc::Umnt, "UMNT", 0,
       [&p](const CallContext& ctx, xdr::Reader& in, xdr::Writer&) -> Awaitable<Finished> {
         mount3::UmntArgs args;
         try {
@@ -48,13 +48,13 @@ ProgramVersion make_table(MountProgram& p, std::uint32_t vers) {
         p.umnt(ctx.client_address, args);
         co_return Outcome::Success;
       });
-  set(Proc::Umntall, "UMNTALL", 0,
+  set(MountProc::Umntall, "UMNTALL", 0,
       [&p](const CallContext& ctx, xdr::Reader& in, xdr::Writer&) -> Awaitable<Finished> {
         if (in.remaining() != 0) co_return Outcome::GarbageArgs;
         p.umntall(ctx.client_address);
         co_return Outcome::Success;
       });
-  set(Proc::Export, "EXPORT", flags::Idempotent,
+  set(MountProc::Export, "EXPORT", flags::Idempotent,
       [&p](const CallContext& ctx, xdr::Reader& in, xdr::Writer& out) -> Awaitable<Finished> {
         if (in.remaining() != 0) co_return Outcome::GarbageArgs;
         mount3::encode(out, p.exports(ctx.client_address));

@@ -8,7 +8,7 @@
 namespace nfsgw::rpc {
 namespace {
 
-using nfs3::Proc;
+using NfsProc = nfs3::Proc;
 
 /// May a retransmission get this result again? Not a status nfsgw made up, nor
 /// "try again later" (procedure_table.h, Finished).
@@ -100,42 +100,42 @@ ProgramVersion make_nfs3_table(Nfs3Program& p) {
   t.procedures.resize(nfs3::kProcCount);
   // Name and flags come from kNfs3Procedures (nfs3_procedure_info.h), shared with
   // the forwarder; only the handler is chosen here.
-  auto set = [&](Proc proc, Begin begin, ResultSize size = nullptr, bool kept_when_small = false) {
+  auto set = [&](NfsProc proc, Begin begin, ResultSize size = nullptr, bool kept_when_small = false) {
     const Nfs3ProcedureInfo& info = nfs3_procedure(proc);
     Procedure& p = t.procedures[static_cast<std::uint32_t>(proc)];
     p = Procedure{info.name, info.flags, nullptr, std::move(begin), size, kept_when_small};
   };
-  t.procedures[static_cast<std::uint32_t>(Proc::Null)] = Procedure{
-      nfs3_procedure(Proc::Null).name, nfs3_procedure(Proc::Null).flags,
+  t.procedures[static_cast<std::uint32_t>(NfsProc::Null)] = Procedure{
+      nfs3_procedure(NfsProc::Null).name, nfs3_procedure(NfsProc::Null).flags,
       [&p](const CallContext& ctx, xdr::Reader& in, xdr::Writer&) -> Awaitable<Finished> {
         if (in.remaining() != 0) co_return Outcome::GarbageArgs;  // NULL takes no arguments
         co_await p.null(ctx);
         co_return Outcome::Success;
       },
       nullptr, nullptr};
-  set(Proc::Getattr, typed(p, &Nfs3Program::getattr_now, &Nfs3Program::getattr));
-  set(Proc::Setattr, typed(p, &Nfs3Program::setattr_now, &Nfs3Program::setattr));
-  set(Proc::Lookup, typed(p, &Nfs3Program::lookup_now, &Nfs3Program::lookup));
-  set(Proc::Access, typed(p, &Nfs3Program::access_now, &Nfs3Program::access));
-  set(Proc::Readlink, typed(p, &Nfs3Program::readlink_now, &Nfs3Program::readlink), readlink_result_size);
+  set(NfsProc::Getattr, typed(p, &Nfs3Program::getattr_now, &Nfs3Program::getattr));
+  set(NfsProc::Setattr, typed(p, &Nfs3Program::setattr_now, &Nfs3Program::setattr));
+  set(NfsProc::Lookup, typed(p, &Nfs3Program::lookup_now, &Nfs3Program::lookup));
+  set(NfsProc::Access, typed(p, &Nfs3Program::access_now, &Nfs3Program::access));
+  set(NfsProc::Readlink, typed(p, &Nfs3Program::readlink_now, &Nfs3Program::readlink), readlink_result_size);
   // A READ of a small file answered from memory may be kept (its data within the
   // answer memo's slot).
-  set(Proc::Read, typed(p, &Nfs3Program::read_now, &Nfs3Program::read), read_result_size, true);
-  set(Proc::Write, typed(p, &Nfs3Program::write_now, &Nfs3Program::write));
-  set(Proc::Create, typed(p, &Nfs3Program::create_now, &Nfs3Program::create));
-  set(Proc::Mkdir, typed(p, &Nfs3Program::mkdir_now, &Nfs3Program::mkdir));
-  set(Proc::Symlink, typed(p, &Nfs3Program::symlink_now, &Nfs3Program::symlink));
-  set(Proc::Mknod, typed(p, &Nfs3Program::mknod_now, &Nfs3Program::mknod));
-  set(Proc::Remove, typed(p, &Nfs3Program::remove_now, &Nfs3Program::remove));
-  set(Proc::Rmdir, typed(p, &Nfs3Program::rmdir_now, &Nfs3Program::rmdir));
-  set(Proc::Rename, typed(p, &Nfs3Program::rename_now, &Nfs3Program::rename));
-  set(Proc::Link, typed(p, &Nfs3Program::link_now, &Nfs3Program::link));
-  set(Proc::Readdir, typed(p, &Nfs3Program::readdir_now, &Nfs3Program::readdir), readdir_result_size);
-  set(Proc::Readdirplus, typed(p, &Nfs3Program::readdirplus_now, &Nfs3Program::readdirplus), readdirplus_result_size);
-  set(Proc::Fsstat, typed(p, &Nfs3Program::fsstat_now, &Nfs3Program::fsstat));
-  set(Proc::Fsinfo, typed(p, &Nfs3Program::fsinfo_now, &Nfs3Program::fsinfo));
-  set(Proc::Pathconf, typed(p, &Nfs3Program::pathconf_now, &Nfs3Program::pathconf));
-  set(Proc::Commit, typed(p, &Nfs3Program::commit_now, &Nfs3Program::commit));
+  set(NfsProc::Read, typed(p, &Nfs3Program::read_now, &Nfs3Program::read), read_result_size, true);
+  set(NfsProc::Write, typed(p, &Nfs3Program::write_now, &Nfs3Program::write));
+  set(NfsProc::Create, typed(p, &Nfs3Program::create_now, &Nfs3Program::create));
+  set(NfsProc::Mkdir, typed(p, &Nfs3Program::mkdir_now, &Nfs3Program::mkdir));
+  set(NfsProc::Symlink, typed(p, &Nfs3Program::symlink_now, &Nfs3Program::symlink));
+  set(NfsProc::Mknod, typed(p, &Nfs3Program::mknod_now, &Nfs3Program::mknod));
+  set(NfsProc::Remove, typed(p, &Nfs3Program::remove_now, &Nfs3Program::remove));
+  set(NfsProc::Rmdir, typed(p, &Nfs3Program::rmdir_now, &Nfs3Program::rmdir));
+  set(NfsProc::Rename, typed(p, &Nfs3Program::rename_now, &Nfs3Program::rename));
+  set(NfsProc::Link, typed(p, &Nfs3Program::link_now, &Nfs3Program::link));
+  set(NfsProc::Readdir, typed(p, &Nfs3Program::readdir_now, &Nfs3Program::readdir), readdir_result_size);
+  set(NfsProc::Readdirplus, typed(p, &Nfs3Program::readdirplus_now, &Nfs3Program::readdirplus), readdirplus_result_size);
+  set(NfsProc::Fsstat, typed(p, &Nfs3Program::fsstat_now, &Nfs3Program::fsstat));
+  set(NfsProc::Fsinfo, typed(p, &Nfs3Program::fsinfo_now, &Nfs3Program::fsinfo));
+  set(NfsProc::Pathconf, typed(p, &Nfs3Program::pathconf_now, &Nfs3Program::pathconf));
+  set(NfsProc::Commit, typed(p, &Nfs3Program::commit_now, &Nfs3Program::commit));
   return t;
 }
 

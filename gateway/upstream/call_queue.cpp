@@ -14,11 +14,6 @@ namespace nfsgw::upstream {
 
 namespace {
 constexpr std::size_t kMaxMachineName = 255;  // AUTH_SYS: a name of at most 255 bytes
-
-std::string error_text(struct rpc_context* rpc) {
-  const char* e = rpc != nullptr ? rpc_get_error(rpc) : nullptr;
-  return e != nullptr ? std::string(e) : std::string("unknown error");
-}
 }  // namespace
 
 CallQueue::CallQueue(std::string label, std::size_t index, std::function<void()> answered)
@@ -119,7 +114,7 @@ void CallQueue::send_to_libnfs(std::unique_ptr<UpstreamCall> call) {
     in_flight_.erase(back->seq);
     load_.fetch_sub(1, std::memory_order_relaxed);
     spdlog::warn("upstream {} #{}: cannot queue {}: {}", label_, index_, back->what,
-                 error_text(rpc_));
+                 rpc_error_text(rpc_));
     back->on_fail(nfs3::Status::ServerFault);
   }
 }

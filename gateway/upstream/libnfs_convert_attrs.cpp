@@ -10,8 +10,8 @@
 namespace nfsgw::upstream::convert {
 
 namespace {
-nfs3::Time from_libnfs(const ::nfstime3& t) { return {t.seconds, t.nseconds}; }
-::nfstime3 to_libnfs(const nfs3::Time& t) { return {t.seconds, t.nseconds}; }
+nfs3::Time time_from_libnfs(const ::nfstime3& t) { return {t.seconds, t.nseconds}; }
+::nfstime3 time_to_libnfs(const nfs3::Time& t) { return {t.seconds, t.nseconds}; }
 }  // namespace
 
 void to_libnfs(const nfs3::FileHandle& in, ::nfs_fh3& out) {
@@ -31,9 +31,9 @@ void to_libnfs(const nfs3::Sattr& in, ::sattr3& out) {
   out.size.set_it = in.size.has_value();
   if (in.size) out.size.set_size3_u.size = *in.size;
   out.atime.set_it = static_cast<::time_how>(in.atime.how);
-  if (in.atime.how == nfs3::TimeHow::ClientTime) out.atime.set_atime_u.atime = to_libnfs(in.atime.time);
+  if (in.atime.how == nfs3::TimeHow::ClientTime) out.atime.set_atime_u.atime = time_to_libnfs(in.atime.time);
   out.mtime.set_it = static_cast<::time_how>(in.mtime.how);
-  if (in.mtime.how == nfs3::TimeHow::ClientTime) out.mtime.set_mtime_u.mtime = to_libnfs(in.mtime.time);
+  if (in.mtime.how == nfs3::TimeHow::ClientTime) out.mtime.set_mtime_u.mtime = time_to_libnfs(in.mtime.time);
 }
 
 bool from_libnfs(const ::nfs_fh3& in, nfs3::FileHandle& out) {
@@ -56,9 +56,9 @@ nfs3::Fattr from_libnfs(const ::fattr3& in) {
   f.rdev = {in.rdev.specdata1, in.rdev.specdata2};
   f.fsid = in.fsid;
   f.fileid = in.fileid;
-  f.atime = from_libnfs(in.atime);
-  f.mtime = from_libnfs(in.mtime);
-  f.ctime = from_libnfs(in.ctime);
+  f.atime = time_from_libnfs(in.atime);
+  f.mtime = time_from_libnfs(in.mtime);
+  f.ctime = time_from_libnfs(in.ctime);
   return f;
 }
 
@@ -71,7 +71,7 @@ nfs3::WccData from_libnfs(const ::wcc_data& in) {
   nfs3::WccData w;
   if (in.before.attributes_follow) {
     const ::wcc_attr& a = in.before.pre_op_attr_u.attributes;
-    w.before = nfs3::WccAttr{a.size, from_libnfs(a.mtime), from_libnfs(a.ctime)};
+    w.before = nfs3::WccAttr{a.size, time_from_libnfs(a.mtime), time_from_libnfs(a.ctime)};
   }
   w.after = from_libnfs(in.after);
   return w;

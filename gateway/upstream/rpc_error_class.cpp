@@ -1,5 +1,8 @@
 #include "gateway/upstream/rpc_error_class.h"
 
+#include <nfsc/libnfs.h>
+#include <nfsc/libnfs-raw.h>
+
 #include <cstring>
 
 namespace nfsgw::upstream {
@@ -23,6 +26,11 @@ RpcFailure classify_rpc_failure(int status, const char* message) {
     return RpcFailure::BadReply;
   }
   return RpcFailure::ConnectionLost;
+}
+
+std::string rpc_error_text(struct rpc_context* rpc) {
+  const char* e = rpc != nullptr ? rpc_get_error(rpc) : nullptr;
+  return e != nullptr ? std::string(e) : std::string("unknown error");
 }
 
 }  // namespace nfsgw::upstream

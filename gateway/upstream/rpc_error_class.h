@@ -7,6 +7,10 @@
 // failure means "answer now" (ACCES for a denied credential, SERVERFAULT otherwise).
 #pragma once
 
+#include <string>
+
+struct rpc_context;  // libnfs's, kept out of this header
+
 namespace nfsgw::upstream {
 
 enum class RpcFailure {
@@ -18,5 +22,8 @@ enum class RpcFailure {
 /// `status` is libnfs's callback status (RPC_STATUS_ERROR = 1, CANCEL = 2,
 /// TIMEOUT = 3); `message` is the text libnfs passed for RPC_STATUS_ERROR, or null.
 RpcFailure classify_rpc_failure(int status, const char* message);
+
+/// libnfs's text for the last error of `rpc` (null: none), or "unknown error".
+std::string rpc_error_text(struct rpc_context* rpc);
 
 }  // namespace nfsgw::upstream

@@ -13,6 +13,7 @@
 #include <spdlog/spdlog.h>
 
 #include "gateway/upstream/origin_socket.h"
+#include "gateway/upstream/rpc_error_class.h"
 
 namespace nfsgw::upstream {
 
@@ -21,11 +22,6 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 constexpr int kRpcbindPort = 111;
-
-std::string error_text(struct rpc_context* rpc) {
-  const char* e = rpc != nullptr ? rpc_get_error(rpc) : nullptr;
-  return e != nullptr ? std::string(e) : std::string("unknown error");
-}
 }  // namespace
 
 std::string Endpoint::label() const {
@@ -109,7 +105,7 @@ void UpstreamConnection::begin_attempt() {
   }
   if (rpc_connect_async(rpc_, endpoint_.host.c_str(), kRpcbindPort, &on_connect_cb, this) != 0 ||
       !watch_new_context()) {
-    fail("rpcbind: " + error_text(rpc_));
+    fail("rpcbind: " + rpc_error_text(rpc_));
     return;
   }
   arm();
@@ -126,7 +122,7 @@ void UpstreamConnection::connect_to(std::uint16_t port) {
   }
   if (rpc_connect_async(rpc_, endpoint_.host.c_str(), port, &on_connect_cb, this) != 0 ||
       !watch_new_context()) {
-    fail(error_text(rpc_));
+    fail(rpc_error_text(rpc_));
     return;
   }
   arm();
@@ -207,20 +203,20 @@ void UpstreamConnection::on_ready(std::uint64_t generation, int event,
 
 void UpstreamConnection::after_service(int rc) {
   if (rc < 0) {
-    fail(error_text(rpc_));
+    fail(rpc_error_text(rpc_));
     return;
   }
   if (connect_done_) {
     connect_done_ = false;
     if (!connect_ok_) {
-      fail(error_text(rpc_));
+      fail(rpc_error_text(rpc_));
       return;
     }
     if (state_ == State::AskingPort) {
       if (rpc_pmap2_getport_async(rpc_, static_cast<int>(endpoint_.program),
                                   static_cast<int>(endpoint_.version), IPPROTO_TCP,
                                   &on_getport_cb, this) != 0) {
-        fail("rpcbind GETPORT: " + error_text(rpc_));
+        fail("rpcbind GETPORT: " + rpc_error_text(rpc_));
         return;
       }
     } else if (state_ == State::Connecting) {

@@ -79,7 +79,9 @@ class Changes : public ::testing::Test {
     ASSERT_NO_THROW(gw->start());
   }
   void TearDown() override {
-    if (gw && gw->running()) EXPECT_EQ(gw->stop(), 0) << gw->log();
+    if (gw && gw->running()) {
+      EXPECT_EQ(gw->stop(), 0) << gw->log();
+    }
   }
 
   Handle root(const std::string& export_path) {

@@ -371,8 +371,8 @@ TEST_F(Warm, ExportsShowsTheOriginConnectionsAndWindows) {
 // Not a test: the figures of docs/benchmarks.md ("Priming"). A fresh 5,000-entry
 // tree (50 directories of 100 files) per run, warmed from a cold cache with 4, 8,
 // 16, 32, 64 and 128 calls in flight, two runs each. Run it by hand:
-//   flock /tmp/nfsgw-integ.lock build/tests/integration/nfsgw_integration_tests_warm \
-//     --gtest_also_run_disabled_tests --gtest_filter='*Measure*'
+//   flock /tmp/nfsgw-integ.lock build/tests/integration/nfsgw_integration_tests_warm
+//     --gtest_also_run_disabled_tests --gtest_filter='*Measure*'   (one command line)
 TEST_F(Warm, DISABLED_MeasureWarmTimeByParallel) {
   constexpr int kDirs = 50, kFiles = 100;
   int tree = 0;
