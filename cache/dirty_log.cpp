@@ -1,0 +1,463 @@
+// DirtyLog: appending, group syncs, the index of dirty bytes, taking and cleaning,
+// removing dead segments, and the replay on opening. See dirty_log.h.
+#include "cache/dirty_log.h"
+
+#include <errno.h>
+
+#include <algorithm>
+#include <limits>
+
+namespace nfsgw::cache {
+
+namespace {
+constexpr std::uint64_t kEnd = std::numeric_limits<std::uint64_t>::max();
+}  // namespace
+
+std::size_t DirtyLog::ObjectKeyHash::operator()(const ObjectKey& k) const {
+  const auto v = k.fh.view();
+  return key_hash({reinterpret_cast<const char*>(v.data()), v.size()}) ^ (std::size_t{k.export_id} * 0x9e3779b97f4a7c15ull);
+}
+
+std::unique_ptr<DirtyLog> DirtyLog::open(LogFiles& files, DirtyLogOptions options) {
+  std::unique_ptr<DirtyLog> log(new DirtyLog(files, nullptr, options));
+  log->replay();
+  return log;
+}
+
+std::unique_ptr<DirtyLog> DirtyLog::open(const std::string& dir, DirtyLogOptions options) {
+  auto files = open_disk_log_files(dir);
+  LogFiles& ref = *files;
+  std::unique_ptr<DirtyLog> log(new DirtyLog(ref, std::move(files), options));
+  log->replay();
+  return log;
+}
+
+DirtyLog::DirtyLog(LogFiles& files, std::unique_ptr<LogFiles> owned, DirtyLogOptions options)
+    : files_(files), owned_(std::move(owned)), options_(options) {
+  counters_.budget = options_.budget_bytes;
+}
+
+DirtyLog::~DirtyLog() = default;
+
+// ---- appending ----------------------------------------------------------------------
+
+std::uint64_t DirtyLog::log_bytes_locked() const {
+  std::uint64_t total = 0;
+  for (const auto& [n, s] : segments_) total += s.size;
+  return total;
+}
+
+void DirtyLog::start_segment_locked(std::uint64_t n) {
+  files_.create(n);
+  segments_[n] = SegmentUse{};
+  current_ = n;
+}
+
+std::pair<std::uint64_t, std::uint64_t> DirtyLog::append_locked(const std::string& frame) {
+  SegmentUse& cur = segments_[current_];
+  if (cur.size > 0 && cur.size + frame.size() > options_.segment_bytes) {
+    // Only the newest segment may end torn: this one is made durable before the
+    // next one exists, and with it every record so far.
+    files_.sync(current_);
+    ++counters_.syncs;
+    synced_seq_ = next_seq_ - 1;
+    start_segment_locked(current_ + 1);
+    drop_dead_segments_locked();
+  }
+  const std::uint64_t at = files_.append(current_, frame);
+  segments_[current_].size = at + frame.size();
+  return {current_, at};
+}
+
+DirtyLog::Appended DirtyLog::write(const ObjectKey& file, std::uint64_t offset, std::string_view data,
+                                   const Writer& writer, bool stable) {
+  if (data.empty()) return Appended::Ok;  // nothing to keep (a WRITE of 0 bytes)
+  std::unique_lock lock(mu_);
+  DirtyRecord r;
+  r.kind = DirtyRecord::Kind::Write;
+  r.seq = next_seq_;
+  r.file = file;
+  r.offset = offset;
+  r.writer = writer;
+  r.data = data;
+  std::string frame;
+  encode_dirty_record(r, frame);
+  if (log_bytes_locked() + frame.size() > options_.budget_bytes) {
+    ++counters_.full_refusals;
+    return Appended::Full;
+  }
+  const auto [segment, at] = append_locked(frame);
+  const std::uint64_t seq = next_seq_++;
+  ++counters_.writes;
+  Piece p;
+  p.end = offset + data.size();
+  p.seq = seq;
+  p.segment = segment;
+  p.data_at = at + dirty_frame_head_size(r);
+  p.writer = std::make_shared<const Writer>(writer);
+  p.written_ms = options_.clock->now_ms();
+  segments_[segment].live += data.size();
+  put_locked(file, offset, p.end, std::move(p));
+  files_dirty_[file].newest_segment = segment;
+  if (stable) sync_through(seq, lock);
+  return Appended::Ok;
+}
+
+void DirtyLog::sync() {
+  std::unique_lock lock(mu_);
+  sync_through(next_seq_ - 1, lock);
+}
+
+void DirtyLog::sync_through(std::uint64_t seq, std::unique_lock<std::mutex>& lock) {
+  while (synced_seq_ < seq) {
+    if (syncing_) {
+      synced_cv_.wait(lock);
+      continue;
+    }
+    // This caller syncs for everyone: every record appended so far is in the
+    // current segment or in an older one, synced when the current one started.
+    syncing_ = true;
+    const std::uint64_t target = next_seq_ - 1;
+    const std::uint64_t segment = current_;
+    lock.unlock();
+    try {
+      files_.sync(segment);
+    } catch (...) {
+      lock.lock();
+      syncing_ = false;
+      synced_cv_.notify_all();
+      throw;
+    }
+    lock.lock();
+    syncing_ = false;
+    ++counters_.syncs;
+    synced_seq_ = std::max(synced_seq_, target);
+    synced_cv_.notify_all();
+  }
+}
+
+void DirtyLog::truncate(const ObjectKey& file, std::uint64_t size) {
+  std::unique_lock lock(mu_);
+  auto it = files_dirty_.find(file);
+  // No record of the file in the log: nothing a replay could bring back.
+  if (it == files_dirty_.end()) return;
+  DirtyRecord r;
+  r.kind = DirtyRecord::Kind::Truncate;
+  r.seq = next_seq_;
+  r.file = file;
+  r.offset = size;
+  std::string frame;
+  encode_dirty_record(r, frame);
+  // Undoing bytes is never refused for room: it is what frees it.
+  const auto [segment, at] = append_locked(frame);
+  const std::uint64_t seq = next_seq_++;
+  FileDirty& f = files_dirty_[file];
+  cut_locked(f, size, kEnd);
+  f.newest_segment = segment;
+  sync_through(seq, lock);
+  drop_dead_segments_locked();
+}
+
+void DirtyLog::drop(const ObjectKey& file) {
+  std::unique_lock lock(mu_);
+  auto it = files_dirty_.find(file);
+  if (it == files_dirty_.end()) return;
+  DirtyRecord r;
+  r.kind = DirtyRecord::Kind::Drop;
+  r.seq = next_seq_;
+  r.file = file;
+  std::string frame;
+  encode_dirty_record(r, frame);
+  const auto [segment, at] = append_locked(frame);
+  const std::uint64_t seq = next_seq_++;
+  FileDirty& f = files_dirty_[file];
+  cut_locked(f, 0, kEnd);
+  f.newest_segment = segment;
+  sync_through(seq, lock);
+  drop_dead_segments_locked();
+}
+
+// ---- the index ------------------------------------------------------------------------
+
+void DirtyLog::forget_piece_bytes_locked(const Piece& p, std::uint64_t bytes) {
+  auto s = segments_.find(p.segment);
+  if (s != segments_.end()) s->second.live -= std::min(s->second.live, bytes);
+  dirty_bytes_ -= std::min(dirty_bytes_, bytes);
+}
+
+void DirtyLog::cut_locked(FileDirty& f, std::uint64_t from, std::uint64_t to) {
+  if (from >= to) return;
+  auto it = f.pieces.upper_bound(from);
+  if (it != f.pieces.begin()) {
+    auto prev = std::prev(it);
+    if (prev->second.end > from) it = prev;
+  }
+  while (it != f.pieces.end() && it->first < to) {
+    const std::uint64_t start = it->first;
+    Piece p = it->second;
+    it = f.pieces.erase(it);
+    const std::uint64_t cut_from = std::max(start, from), cut_to = std::min(p.end, to);
+    forget_piece_bytes_locked(p, cut_to - cut_from);
+    if (start < from) {  // the part before the cut stays
+      Piece left = p;
+      left.end = from;
+      f.pieces.emplace(start, std::move(left));
+    }
+    if (p.end > to) {  // and the part after it
+      Piece right = p;
+      right.data_at += to - start;
+      it = f.pieces.emplace(to, std::move(right)).first;
+      ++it;
+    }
+  }
+}
+
+void DirtyLog::put_locked(const ObjectKey& file, std::uint64_t offset, std::uint64_t end, Piece piece) {
+  FileDirty& f = files_dirty_[file];
+  cut_locked(f, offset, end);
+  dirty_bytes_ += end - offset;
+  f.pieces.emplace(offset, std::move(piece));
+}
+
+std::optional<std::uint64_t> DirtyLog::dirty_end(const ObjectKey& file) const {
+  std::lock_guard lock(mu_);
+  auto it = files_dirty_.find(file);
+  if (it == files_dirty_.end() || it->second.pieces.empty()) return std::nullopt;
+  return it->second.pieces.rbegin()->second.end;
+}
+
+std::uint64_t DirtyLog::overlay(const ObjectKey& file, std::uint64_t offset, std::span<char> out) const {
+  std::lock_guard lock(mu_);
+  auto fit = files_dirty_.find(file);
+  if (fit == files_dirty_.end() || out.empty()) return 0;
+  const auto& pieces = fit->second.pieces;
+  const std::uint64_t end = offset + out.size();
+  auto it = pieces.upper_bound(offset);
+  if (it != pieces.begin() && std::prev(it)->second.end > offset) --it;
+  std::uint64_t copied = 0;
+  for (; it != pieces.end() && it->first < end; ++it) {
+    const std::uint64_t from = std::max(it->first, offset), to = std::min(it->second.end, end);
+    if (!files_.read(it->second.segment, it->second.data_at + (from - it->first), out.data() + (from - offset),
+                     to - from))
+      throw DirtyLogError("dirty log: segment " + std::to_string(it->second.segment) + " is shorter than its index",
+                          EIO);
+    copied += to - from;
+  }
+  return copied;
+}
+
+// ---- flushing ---------------------------------------------------------------------------
+
+std::vector<DirtyExtent> DirtyLog::take(Millis written_before, std::uint64_t max_bytes, std::uint64_t max_extent) {
+  std::lock_guard lock(mu_);
+  // Files with due bytes, by their oldest due byte.
+  std::vector<std::pair<Millis, const ObjectKey*>> due;
+  for (const auto& [key, f] : files_dirty_) {
+    Millis oldest = kNever;
+    for (const auto& [start, p] : f.pieces)
+      if (!p.taken && p.written_ms <= written_before) oldest = std::min(oldest, p.written_ms);
+    if (oldest != kNever) due.emplace_back(oldest, &key);
+  }
+  std::sort(due.begin(), due.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+
+  std::vector<DirtyExtent> out;
+  max_extent = std::max<std::uint64_t>(max_extent, 1);
+  try {
+    take_locked(due, written_before, max_bytes, max_extent, out);
+  } catch (...) {
+    for (const auto& e : out) untake_locked(e);  // a disk that failed mid-way: none stays taken
+    throw;
+  }
+  return out;
+}
+
+void DirtyLog::take_locked(const std::vector<std::pair<Millis, const ObjectKey*>>& due, Millis written_before,
+                           std::uint64_t max_bytes, std::uint64_t max_extent, std::vector<DirtyExtent>& out) {
+  std::uint64_t total = 0;
+  constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+  for (const auto& [oldest, key] : due) {
+    FileDirty& f = files_dirty_.at(*key);
+    std::size_t open = kNone;  // the extent the next adjacent bytes may join
+    for (auto& [start, p] : f.pieces) {
+      if (total >= max_bytes) break;
+      if (p.taken || p.written_ms > written_before) {
+        open = kNone;
+        continue;
+      }
+      std::uint64_t at = start;
+      while (at < p.end) {
+        const bool joins = open != kNone && out[open].offset + out[open].data.size() == at &&
+                           out[open].data.size() < max_extent && out[open].writer == *p.writer;
+        if (!joins) {
+          out.push_back(DirtyExtent{*key, at, {}, 0, *p.writer, p.written_ms});
+          open = out.size() - 1;
+        }
+        DirtyExtent& e = out[open];
+        const std::uint64_t n = std::min(p.end - at, max_extent - e.data.size());
+        const std::size_t was = e.data.size();
+        e.data.resize(was + n);
+        if (!files_.read(p.segment, p.data_at + (at - start), e.data.data() + was, n))
+          throw DirtyLogError("dirty log: segment " + std::to_string(p.segment) + " is shorter than its index", EIO);
+        e.seq = std::max(e.seq, p.seq);
+        e.written_ms = std::min(e.written_ms, p.written_ms);
+        total += n;
+        at += n;
+        if (e.data.size() >= max_extent) open = kNone;
+      }
+      p.taken = true;
+    }
+    if (total >= max_bytes) break;
+  }
+}
+
+void DirtyLog::cleaned(const DirtyExtent& e) {
+  std::lock_guard lock(mu_);
+  auto fit = files_dirty_.find(e.file);
+  if (fit == files_dirty_.end()) return;
+  FileDirty& f = fit->second;
+  const std::uint64_t end = e.offset + e.data.size();
+  // The runs written no later than the extent's newest write: those are the bytes
+  // the origin now holds.
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> clean;
+  auto it = f.pieces.upper_bound(e.offset);
+  if (it != f.pieces.begin() && std::prev(it)->second.end > e.offset) --it;
+  for (; it != f.pieces.end() && it->first < end; ++it)
+    if (it->second.seq <= e.seq) clean.emplace_back(std::max(it->first, e.offset), std::min(it->second.end, end));
+  for (const auto& [from, to] : clean) cut_locked(f, from, to);
+  drop_dead_segments_locked();
+}
+
+void DirtyLog::untake(const DirtyExtent& e) {
+  std::lock_guard lock(mu_);
+  untake_locked(e);
+}
+
+void DirtyLog::untake_locked(const DirtyExtent& e) {
+  auto fit = files_dirty_.find(e.file);
+  if (fit == files_dirty_.end()) return;
+  const std::uint64_t end = e.offset + e.data.size();
+  auto& pieces = fit->second.pieces;
+  auto it = pieces.upper_bound(e.offset);
+  if (it != pieces.begin() && std::prev(it)->second.end > e.offset) --it;
+  for (; it != pieces.end() && it->first < end; ++it)
+    if (it->second.seq <= e.seq) it->second.taken = false;
+}
+
+void DirtyLog::drop_dead_segments_locked() {
+  while (!segments_.empty()) {
+    auto oldest = segments_.begin();
+    if (oldest->first == current_ || oldest->second.live > 0) break;
+    try {
+      // A segment may be dead because newer writes replaced its bytes: those must
+      // be durable before it goes, or a power loss would lose both (a stable write
+      // replaced by an UNSTABLE one not yet committed).
+      if (synced_seq_ + 1 < next_seq_) {
+        files_.sync(current_);
+        ++counters_.syncs;
+        synced_seq_ = next_seq_ - 1;
+      }
+      files_.remove(oldest->first);
+    } catch (const DirtyLogError&) {
+      return;  // tried again after the next clean
+    }
+    segments_.erase(oldest);
+  }
+  // A file with no dirty bytes whose every record was in removed segments is
+  // forgotten: nothing a replay could bring back.
+  const std::uint64_t first = segments_.empty() ? 0 : segments_.begin()->first;
+  std::erase_if(files_dirty_, [first](const auto& kv) {
+    return kv.second.pieces.empty() && kv.second.newest_segment < first;
+  });
+}
+
+std::vector<ObjectKey> DirtyLog::dirty_files() const {
+  std::lock_guard lock(mu_);
+  std::vector<ObjectKey> out;
+  for (const auto& [key, f] : files_dirty_)
+    if (!f.pieces.empty()) out.push_back(key);
+  return out;
+}
+
+DirtyUsage DirtyLog::usage() const {
+  std::lock_guard lock(mu_);
+  DirtyUsage u = counters_;
+  u.dirty_bytes = dirty_bytes_;
+  u.log_bytes = log_bytes_locked();
+  u.segments = segments_.size();
+  Millis oldest = kNever;
+  for (const auto& [key, f] : files_dirty_) {
+    if (f.pieces.empty()) continue;
+    ++u.dirty_files;
+    for (const auto& [start, p] : f.pieces) oldest = std::min(oldest, p.written_ms);
+  }
+  u.oldest_written_ms = oldest == kNever ? 0 : oldest;
+  return u;
+}
+
+// ---- opening ------------------------------------------------------------------------------
+
+void DirtyLog::replay() {
+  std::unique_lock lock(mu_);
+  const std::vector<std::uint64_t> numbers = files_.list();
+  if (numbers.empty()) {
+    start_segment_locked(1);
+    return;
+  }
+  const Millis now = options_.clock->now_ms();
+  std::string bytes;
+  for (std::size_t i = 0; i < numbers.size(); ++i) {
+    const std::uint64_t n = numbers[i];
+    const bool newest = i + 1 == numbers.size();
+    const std::uint64_t size = files_.size(n);
+    segments_[n] = SegmentUse{size, 0};
+    bytes.resize(size);
+    if (!files_.read(n, 0, bytes.data(), size))
+      throw DirtyLogError("dirty log: cannot read segment " + std::to_string(n), EIO);
+    const std::string_view view(bytes);
+    std::uint64_t pos = 0;
+    while (pos < size) {
+      auto d = decode_dirty_frame(view.substr(pos));
+      if (!d) {
+        if (newest) {
+          // A tail torn by a crash: never synced, so never acknowledged as stable.
+          counters_.torn_bytes += size - pos;
+          files_.truncate(n, pos);
+          segments_[n].size = pos;
+        } else {
+          counters_.corrupt_bytes += size - pos;
+        }
+        break;
+      }
+      const DirtyRecord& r = d->record;
+      next_seq_ = std::max(next_seq_, r.seq + 1);
+      FileDirty& f = files_dirty_[r.file];
+      f.newest_segment = n;
+      switch (r.kind) {
+        case DirtyRecord::Kind::Write: {
+          if (r.data.empty()) break;
+          Piece p;
+          p.end = r.offset + r.data.size();
+          p.seq = r.seq;
+          p.segment = n;
+          p.data_at = pos + d->data_at;
+          p.writer = std::make_shared<const Writer>(r.writer);
+          p.written_ms = now;
+          segments_[n].live += r.data.size();
+          put_locked(r.file, r.offset, p.end, std::move(p));
+          break;
+        }
+        case DirtyRecord::Kind::Truncate: cut_locked(f, r.offset, kEnd); break;
+        case DirtyRecord::Kind::Drop: cut_locked(f, 0, kEnd); break;
+      }
+      ++counters_.replayed_records;
+      pos += d->frame_bytes;
+    }
+  }
+  current_ = numbers.back();
+  // What a crash of the process left in the page cache is made durable now.
+  files_.sync(current_);
+  synced_seq_ = next_seq_ - 1;
+  drop_dead_segments_locked();
+}
+
+}  // namespace nfsgw::cache

@@ -1,0 +1,201 @@
+// The dirty log: the bytes that write-back exports have acknowledged to clients and
+// not yet had committed by the origin, kept durably on local disk until they are.
+//
+// Shape: a log of records (dirty_record.h) in numbered segments (log_files.h),
+// only ever appended to, and an index in memory of each file's dirty bytes: for
+// every byte, the newest write of it and where its data lies in the log. A file is
+// its cache space (the origin's, so every export of that origin sees the same
+// bytes) and ORIGIN handle.
+//
+// Durability:
+// - write(stable = true) returns only after its record is synced; write(stable =
+//   false) leaves it to the next sync() (an NFS COMMIT), so a power loss may lose
+//   it; the caller's write verifier must then differ (nfsgw's changes at every
+//   start). Syncs are shared: callers that ask at once wait for one fdatasync.
+// - A segment is synced before the next one is created, so only the newest can
+//   end in a torn record.
+// - truncate() and drop() are synced before they return: once the origin has been
+//   told (a SETATTR, a REMOVE), no restart brings the dropped bytes back.
+// - Opening replays every segment in order (reading them all once, checked
+//   frame by frame): Write records put bytes back in the index, Truncate and Drop
+//   records take them out. A torn or corrupt frame ends its segment: in the newest
+//   the tail is cut off (counted as torn_dropped), in an older one the rest is
+//   counted as corrupt_dropped and logged by the caller.
+//
+// Cleaning: the flusher take()s dirty extents, sends them, and once the origin's
+// COMMIT shows the bytes are stable there calls cleaned(); bytes written again since
+// the take stay dirty (sequence numbers tell). A segment whose every byte is clean
+// or overwritten is dead; dead segments are removed oldest first, and only while
+// every older one is gone too, so a Truncate or Drop record never disappears
+// before the writes it undoes.
+//
+// Budget: the segments' total size (dead bytes in a live segment included) is
+// bounded by budget_bytes; a write that would pass it is refused (Appended::Full)
+// and logs nothing. The caller waits for the flush, or answers JUKEBOX.
+//
+// Threads: every method is safe from any number of threads; they read and write
+// files, so the gateway calls them on its disk pool, never on an Asio thread.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "cache/clock.h"
+#include "cache/dirty_record.h"
+#include "cache/key_hash.h"
+#include "cache/log_files.h"
+
+namespace nfsgw::cache {
+
+struct DirtyLogOptions {
+  /// The segments' total size at most ([cache] dirty_max_gb).
+  std::uint64_t budget_bytes = 8ull << 30;
+  /// A new segment is started once the current one holds this much.
+  std::uint64_t segment_bytes = 64ull << 20;
+  const Clock* clock = &wall_clock();
+};
+
+struct DirtyUsage {
+  std::uint64_t dirty_bytes = 0;  // bytes not yet clean (each byte once, however often written)
+  std::uint64_t dirty_files = 0;
+  std::uint64_t log_bytes = 0;    // the segments' total size, counted against the budget
+  std::uint64_t budget = 0;
+  std::uint64_t segments = 0;
+  /// When the oldest dirty byte was written (wall ms), 0 when none is dirty; bytes
+  /// found on opening count as written then.
+  Millis oldest_written_ms = 0;
+  std::uint64_t writes = 0, syncs = 0, full_refusals = 0;
+  /// Opening: the records replayed, the bytes of a torn tail cut off the newest
+  /// segment, the bytes after a corrupt frame in an older one (not replayed).
+  std::uint64_t replayed_records = 0, torn_bytes = 0, corrupt_bytes = 0;
+};
+
+/// Dirty bytes of one file, taken for a flush.
+struct DirtyExtent {
+  ObjectKey file;
+  std::uint64_t offset = 0;
+  std::string data;
+  /// The newest write among these bytes: cleaned() leaves alone any byte written
+  /// after it.
+  std::uint64_t seq = 0;
+  Writer writer;  // of the newest write of these bytes
+  Millis written_ms = 0;
+};
+
+class DirtyLog {
+ public:
+  /// Opens the log in `files` (which must outlive it) and replays it. Throws
+  /// DirtyLogError when the files cannot be read or a segment started.
+  static std::unique_ptr<DirtyLog> open(LogFiles& files, DirtyLogOptions options);
+  /// Same on disk, in `dir` (created when missing).
+  static std::unique_ptr<DirtyLog> open(const std::string& dir, DirtyLogOptions options);
+  ~DirtyLog();
+  DirtyLog(const DirtyLog&) = delete;
+  DirtyLog& operator=(const DirtyLog&) = delete;
+
+  enum class Appended { Ok, Full };
+  /// Logs `data` written at `offset` of `file` by `writer`; with `stable`, durable
+  /// when this returns. Full: the budget has no room; nothing was logged. Throws
+  /// DirtyLogError (then nothing was logged either).
+  Appended write(const ObjectKey& file, std::uint64_t offset, std::string_view data, const Writer& writer,
+                 bool stable);
+  /// Makes every write logged before the call durable (an NFS COMMIT).
+  void sync();
+  /// The file's size became `size` at the origin: its dirty bytes at or past it are
+  /// gone. Durable when this returns.
+  void truncate(const ObjectKey& file, std::uint64_t size);
+  /// The file is gone (its last name removed): its dirty bytes with it. Durable when
+  /// this returns.
+  void drop(const ObjectKey& file);
+
+  /// Where the file's dirty bytes end (the least size they imply); nullopt when
+  /// it has none.
+  std::optional<std::uint64_t> dirty_end(const ObjectKey& file) const;
+  /// Copies the file's dirty bytes in [offset, offset + out.size()) over `out`,
+  /// leaving the other bytes as they are; returns how many it copied.
+  std::uint64_t overlay(const ObjectKey& file, std::uint64_t offset, std::span<char> out) const;
+
+  /// Dirty bytes last written at or before `written_before` and not taken
+  /// already, until about `max_bytes`: files by their oldest such byte, each file's
+  /// bytes in offset order, one extent per run of adjacent bytes of one writer (at
+  /// most `max_extent` bytes each). They stay dirty, and are not taken again, until
+  /// cleaned() or untake().
+  std::vector<DirtyExtent> take(Millis written_before, std::uint64_t max_bytes, std::uint64_t max_extent);
+  /// The extent's bytes are stable at the origin: clean, but for any written again
+  /// since it was taken.
+  void cleaned(const DirtyExtent& e);
+  /// The extent's flush did not complete: its bytes may be taken again.
+  void untake(const DirtyExtent& e);
+  /// The files with dirty bytes.
+  std::vector<ObjectKey> dirty_files() const;
+  DirtyUsage usage() const;
+
+ private:
+  struct Piece {
+    std::uint64_t end = 0;
+    std::uint64_t seq = 0;
+    std::uint64_t segment = 0;
+    std::uint64_t data_at = 0;  // where the piece's first byte is in its segment
+    std::shared_ptr<const Writer> writer;
+    Millis written_ms = 0;
+    bool taken = false;
+  };
+  struct FileDirty {
+    std::map<std::uint64_t, Piece> pieces;  // by start; never overlapping
+    /// The newest segment holding a record of the file: while it is there, a
+    /// replay would see the file, so truncate() and drop() must log.
+    std::uint64_t newest_segment = 0;
+  };
+  struct ObjectKeyHash {
+    std::size_t operator()(const ObjectKey& k) const;
+  };
+
+  DirtyLog(LogFiles& files, std::unique_ptr<LogFiles> owned, DirtyLogOptions options);
+  void replay();
+  /// Appends a frame to the current segment (rotating first when it is full);
+  /// returns its segment and offset. mu_ held.
+  std::pair<std::uint64_t, std::uint64_t> append_locked(const std::string& frame);
+  void start_segment_locked(std::uint64_t n);
+  /// Waits until every record up to `seq` is durable (one caller syncs for all).
+  void sync_through(std::uint64_t seq, std::unique_lock<std::mutex>& lock);
+  /// Cuts [from, to) out of the file's pieces (live bytes of their segments go).
+  void cut_locked(FileDirty& f, std::uint64_t from, std::uint64_t to);
+  void put_locked(const ObjectKey& file, std::uint64_t offset, std::uint64_t end, Piece piece);
+  void forget_piece_bytes_locked(const Piece& p, std::uint64_t bytes);
+  void drop_dead_segments_locked();
+  void take_locked(const std::vector<std::pair<Millis, const ObjectKey*>>& due, Millis written_before,
+                   std::uint64_t max_bytes, std::uint64_t max_extent, std::vector<DirtyExtent>& out);
+  void untake_locked(const DirtyExtent& e);
+  std::uint64_t log_bytes_locked() const;
+
+  LogFiles& files_;
+  std::unique_ptr<LogFiles> owned_;
+  DirtyLogOptions options_;
+
+  mutable std::mutex mu_;
+  std::condition_variable synced_cv_;
+  std::unordered_map<ObjectKey, FileDirty, ObjectKeyHash> files_dirty_;
+  /// Every segment there is: its size and how many of its data bytes are still the
+  /// newest dirty copy.
+  struct SegmentUse {
+    std::uint64_t size = 0;
+    std::uint64_t live = 0;
+  };
+  std::map<std::uint64_t, SegmentUse> segments_;
+  std::uint64_t current_ = 0;    // the segment appended to
+  std::uint64_t next_seq_ = 1;
+  std::uint64_t synced_seq_ = 0;  // every record up to it is durable
+  bool syncing_ = false;
+  std::uint64_t dirty_bytes_ = 0;
+  DirtyUsage counters_;
+};
+
+}  // namespace nfsgw::cache
