@@ -137,41 +137,27 @@ void DirtyLog::sync_through(std::uint64_t seq, std::unique_lock<std::mutex>& loc
 }
 
 void DirtyLog::truncate(const ObjectKey& file, std::uint64_t size) {
+  undo(DirtyRecord::Kind::Truncate, file, size);
+}
+
+void DirtyLog::drop(const ObjectKey& file) { undo(DirtyRecord::Kind::Drop, file, 0); }
+
+void DirtyLog::undo(DirtyRecord::Kind kind, const ObjectKey& file, std::uint64_t from) {
   std::unique_lock lock(mu_);
-  auto it = files_dirty_.find(file);
   // No record of the file in the log: nothing a replay could bring back.
-  if (it == files_dirty_.end()) return;
+  if (files_dirty_.find(file) == files_dirty_.end()) return;
   DirtyRecord r;
-  r.kind = DirtyRecord::Kind::Truncate;
+  r.kind = kind;
   r.seq = next_seq_;
   r.file = file;
-  r.offset = size;
+  r.offset = from;
   std::string frame;
   encode_dirty_record(r, frame);
   // Undoing bytes is never refused for room: it is what frees it.
   const auto [segment, at] = append_locked(frame);
   const std::uint64_t seq = next_seq_++;
   FileDirty& f = files_dirty_[file];
-  cut_locked(f, size, kEnd);
-  f.newest_segment = segment;
-  sync_through(seq, lock);
-  drop_dead_segments_locked();
-}
-
-void DirtyLog::drop(const ObjectKey& file) {
-  std::unique_lock lock(mu_);
-  auto it = files_dirty_.find(file);
-  if (it == files_dirty_.end()) return;
-  DirtyRecord r;
-  r.kind = DirtyRecord::Kind::Drop;
-  r.seq = next_seq_;
-  r.file = file;
-  std::string frame;
-  encode_dirty_record(r, frame);
-  const auto [segment, at] = append_locked(frame);
-  const std::uint64_t seq = next_seq_++;
-  FileDirty& f = files_dirty_[file];
-  cut_locked(f, 0, kEnd);
+  cut_locked(f, from, kEnd);
   f.newest_segment = segment;
   sync_through(seq, lock);
   drop_dead_segments_locked();

@@ -160,6 +160,9 @@ class DirtyLog {
 
   DirtyLog(LogFiles& files, std::unique_ptr<LogFiles> owned, DirtyLogOptions options);
   void replay();
+  /// Logs a Truncate (bytes from `from` on) or Drop (all: `from` 0) record, syncs
+  /// it and cuts the bytes, when the log holds any record of the file.
+  void undo(DirtyRecord::Kind kind, const ObjectKey& file, std::uint64_t from);
   /// Appends a frame to the current segment (rotating first when it is full);
   /// returns its segment and offset. mu_ held.
   std::pair<std::uint64_t, std::uint64_t> append_locked(const std::string& frame);
