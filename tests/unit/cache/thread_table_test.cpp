@@ -6,6 +6,7 @@
 // test placed never changes the ways or the cursor another test sees.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <thread>
 
 #include "cache/thread_table.h"
@@ -102,4 +103,45 @@ TEST(ThreadTable, EachThreadHasItsOwnTable) {
   }).join();
   EXPECT_EQ(get<T>(owner, 1), 10);
   EXPECT_EQ(get<T>(owner, 2), -1) << "a value placed on the other thread";
+}
+
+namespace thread_table_test_lazy {
+
+// Counts its constructions and destructions (one counter pair per test).
+struct Counted {
+  static inline std::atomic<int> made{0}, gone{0};
+  int key = 0;
+  Counted() { ++made; }
+  Counted(const Counted& o) : key(o.key) { ++made; }
+  Counted& operator=(const Counted&) = default;
+  ~Counted() { ++gone; }
+};
+struct LazyUse {};
+using LazyTable = ThreadTable<Counted, 4, 1024, LazyUse>;
+
+}  // namespace thread_table_test_lazy
+
+// A table's slots are constructed as they are first filled, not when the table is
+// made: a thread's first call must not write every page of a multi-megabyte memo
+// (the first walk after a restart paid for that). Its slots are destroyed with it.
+TEST(ThreadTable, SlotsAreMadeWhenFirstFilledAndDestroyedWithTheTable) {
+  using namespace thread_table_test_lazy;
+  const auto owner = new_table_owner();
+  std::thread([&] {
+    auto& set = LazyTable::set_of(kHash);
+    EXPECT_EQ(Counted::made.load(), 0);  // the table exists, no slot is made
+    for (int k = 1; k <= 3; ++k) LazyTable::place(set, owner, kHash, [k](const Counted& c) { return c.key == k; }).key = k;
+    EXPECT_EQ(Counted::made.load(), 3);
+    // A key placed again reuses its slot; a fifth key in a full set replaces one.
+    LazyTable::place(set, owner, kHash, [](const Counted& c) { return c.key == 2; }).key = 2;
+    LazyTable::place(set, owner, kHash, [](const Counted& c) { return c.key == 4; }).key = 4;
+    LazyTable::place(set, owner, kHash, [](const Counted& c) { return c.key == 5; }).key = 5;
+    EXPECT_EQ(Counted::made.load(), 4);
+    EXPECT_NE(LazyTable::find(set, owner, kHash, [](const Counted& c) { return c.key == 5; }), nullptr);
+    // An unfilled set finds nothing (and reads no unconstructed slot: ASan/UBSan).
+    auto& other = LazyTable::set_of(kHash + 1);
+    EXPECT_EQ(LazyTable::find(other, owner, kHash + 1, [](const Counted&) { return true; }), nullptr);
+    EXPECT_EQ(Counted::gone.load(), 0);
+  }).join();
+  EXPECT_EQ(Counted::gone.load(), 4);  // the thread's table went with it
 }
