@@ -55,6 +55,11 @@ class HandleMemo {
     return {Unwraps::table_bytes(1) + Wraps::table_bytes(1), Unwraps::kSets};
   }
   /// The sets of the tables threads make from now on (before they start).
+  /// Makes the calling thread's tables now (ThreadTable::make_for_this_thread).
+  static void make_for_this_thread() {
+    Unwraps::make_for_this_thread();
+    Wraps::make_for_this_thread();
+  }
   static void set_sets(std::size_t sets) {
     Unwraps::set_sets(sets);
     Wraps::set_sets(sets);

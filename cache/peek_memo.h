@@ -66,6 +66,8 @@ class PeekMemo {
   }
   /// The sets of the tables threads make from now on (before they start).
   static void set_sets(std::size_t sets) { Table::set_sets(sets); }
+  /// Makes the calling thread's table now (ThreadTable::make_for_this_thread).
+  static void make_for_this_thread() { Table::make_for_this_thread(); }
 
   /// This thread's set for `hash`.
   static Set& set_of(std::size_t hash) { return Table::set_of(hash); }

@@ -30,6 +30,8 @@
 #include <memory>
 #include <new>
 
+#include <sys/mman.h>
+
 namespace nfsgw::cache {
 
 /// A fresh owner id (never 0) for an instance whose slots must not mix with
@@ -86,6 +88,17 @@ class ThreadTable {
   /// billion, and then their whole keys tell them apart.
   static std::size_t set_index(std::size_t hash, std::size_t sets = Sets) { return (hash ^ (hash >> 29)) & (sets - 1); }
   static std::uint32_t tag_of(std::size_t hash) { return static_cast<std::uint32_t>(hash >> 32); }
+
+  /// Makes this thread's table now, its memory written in one system call instead
+  /// of a page fault per page on first use (a server thread calls it before it
+  /// serves: after a restart the first calls paid for those faults, about 8 us
+  /// each on a paravirtualised host). Does nothing when the table exists.
+  static void make_for_this_thread() {
+    auto& table = thread_table();
+    if (table) return;
+    table = std::make_unique<Table>(sets());
+    populate(table->slots, table->count * Ways * sizeof(Slot));
+  }
 
   /// This thread's set for `hash`; the table is made on first use (table_bytes()).
   static Set& set_of(std::size_t hash) {
@@ -168,6 +181,14 @@ class ThreadTable {
     Table& operator=(const Table&) = delete;
   };
   static bool made(const Set& set, std::size_t way) { return ((set.made >> way) & 1u) != 0; }
+  /// Best effort: the kernel may not know MADV_POPULATE_WRITE (before 5.14); then
+  /// the pages fault in on first use as before.
+  static void populate(void* p, std::size_t bytes) {
+    const std::uintptr_t page = 4096, start = (reinterpret_cast<std::uintptr_t>(p) + page - 1) & ~(page - 1),
+                         end = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~(page - 1);
+    if (end > start) (void)::madvise(reinterpret_cast<void*>(start), end - start, kPopulateWrite);
+  }
+  static constexpr int kPopulateWrite = 23;  // MADV_POPULATE_WRITE (Linux 5.14)
 
   static std::atomic<std::size_t>& sets_wanted() {
     static std::atomic<std::size_t> n{Sets};

@@ -492,9 +492,17 @@ void GatewayApp::run(bool handle_signals) {
   }
   const unsigned threads = server_threads(cfg_);
   spdlog::info("nfsgw serving with {} threads", threads);
+  // Each serving thread makes its memo tables before its first call (they are
+  // sized already, above), so that no call waits for their pages.
+  auto serve = [this] {
+    cache::PeekMemo::make_for_this_thread();
+    cache::HandleMemo::make_for_this_thread();
+    rpc::AnswerMemo::make_for_this_thread();
+    io_.run();
+  };
   std::vector<std::thread> pool;
-  for (unsigned i = 1; i < threads; ++i) pool.emplace_back([this] { io_.run(); });
-  io_.run();
+  for (unsigned i = 1; i < threads; ++i) pool.emplace_back(serve);
+  serve();
   for (auto& t : pool) t.join();
   if (signals) signals->cancel();
   if (hangup_signal) hangup_signal->cancel();

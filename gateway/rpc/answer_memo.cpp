@@ -15,6 +15,7 @@ AnswerMemo::AnswerMemo() : id_(cache::new_table_owner()) {}
 
 cache::MemoShape AnswerMemo::shape() { return {Table::table_bytes(1), Table::kSets}; }
 void AnswerMemo::set_sets(std::size_t sets) { Table::set_sets(sets); }
+void AnswerMemo::make_for_this_thread() { Table::make_for_this_thread(); }
 
 void AnswerMemo::make_key(std::string& key, std::uint32_t prog, std::uint32_t vers, std::uint32_t proc,
                           const CallContext& ctx, std::span<const std::uint8_t> args) {

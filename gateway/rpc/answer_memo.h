@@ -96,6 +96,8 @@ class AnswerMemo {
   static cache::MemoShape shape();
   /// The sets of the tables threads make from now on (before they start).
   static void set_sets(std::size_t sets);
+  /// Makes the calling thread's table now (cache::ThreadTable::make_for_this_thread).
+  static void make_for_this_thread();
 
   /// Every kept answer is void from now on (a reload).
   void forget_all() { epoch_.fetch_add(1, std::memory_order_acq_rel); }
