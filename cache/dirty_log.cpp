@@ -69,25 +69,32 @@ std::pair<std::uint64_t, std::uint64_t> DirtyLog::append_locked(const std::strin
   return {current_, at};
 }
 
+std::optional<DirtyLog::Placed> DirtyLog::log_locked(DirtyRecord& r, bool may_refuse) {
+  r.seq = next_seq_;
+  std::string frame;
+  encode_dirty_record(r, frame);
+  if (may_refuse && log_bytes_locked() + frame.size() > options_.budget_bytes) return std::nullopt;
+  const auto [segment, at] = append_locked(frame);
+  ++next_seq_;  // only once the record is in the log
+  return Placed{segment, at, r.seq};
+}
+
 DirtyLog::Appended DirtyLog::write(const ObjectKey& file, std::uint64_t offset, std::string_view data,
                                    const Writer& writer, bool stable) {
   if (data.empty()) return Appended::Ok;  // nothing to keep (a WRITE of 0 bytes)
   std::unique_lock lock(mu_);
   DirtyRecord r;
   r.kind = DirtyRecord::Kind::Write;
-  r.seq = next_seq_;
   r.file = file;
   r.offset = offset;
   r.writer = writer;
   r.data = data;
-  std::string frame;
-  encode_dirty_record(r, frame);
-  if (log_bytes_locked() + frame.size() > options_.budget_bytes) {
+  const auto placed = log_locked(r, /*may_refuse=*/true);
+  if (!placed) {
     ++counters_.full_refusals;
     return Appended::Full;
   }
-  const auto [segment, at] = append_locked(frame);
-  const std::uint64_t seq = next_seq_++;
+  const auto [segment, at, seq] = *placed;
   ++counters_.writes;
   Piece p;
   p.end = offset + data.size();
@@ -148,14 +155,10 @@ void DirtyLog::undo(DirtyRecord::Kind kind, const ObjectKey& file, std::uint64_t
   if (files_dirty_.find(file) == files_dirty_.end()) return;
   DirtyRecord r;
   r.kind = kind;
-  r.seq = next_seq_;
   r.file = file;
   r.offset = from;
-  std::string frame;
-  encode_dirty_record(r, frame);
   // Undoing bytes is never refused for room: it is what frees it.
-  const auto [segment, at] = append_locked(frame);
-  const std::uint64_t seq = next_seq_++;
+  const auto [segment, at, seq] = *log_locked(r, /*may_refuse=*/false);
   FileDirty& f = files_dirty_[file];
   cut_locked(f, from, kEnd);
   f.newest_segment = segment;
@@ -330,6 +333,7 @@ void DirtyLog::untake_locked(const DirtyExtent& e) {
 }
 
 void DirtyLog::drop_dead_segments_locked() {
+  bool removed = false;
   while (!segments_.empty()) {
     auto oldest = segments_.begin();
     if (oldest->first == current_ || oldest->second.live > 0) break;
@@ -347,7 +351,9 @@ void DirtyLog::drop_dead_segments_locked() {
       return;  // tried again after the next clean
     }
     segments_.erase(oldest);
+    removed = true;
   }
+  if (!removed) return;
   // A file with no dirty bytes whose every record was in removed segments is
   // forgotten: nothing a replay could bring back.
   const std::uint64_t first = segments_.empty() ? 0 : segments_.begin()->first;

@@ -166,6 +166,13 @@ class DirtyLog {
   /// Appends a frame to the current segment (rotating first when it is full);
   /// returns its segment and offset. mu_ held.
   std::pair<std::uint64_t, std::uint64_t> append_locked(const std::string& frame);
+  /// Where a record went: its segment, the frame's offset there, its sequence number.
+  struct Placed {
+    std::uint64_t segment = 0, at = 0, seq = 0;
+  };
+  /// Numbers `r` (its seq), encodes and appends it; nullopt when `may_refuse` and
+  /// the budget has no room for it (then nothing is logged or numbered). mu_ held.
+  std::optional<Placed> log_locked(DirtyRecord& r, bool may_refuse);
   void start_segment_locked(std::uint64_t n);
   /// Waits until every record up to `seq` is durable (one caller syncs for all).
   void sync_through(std::uint64_t seq, std::unique_lock<std::mutex>& lock);
@@ -173,6 +180,8 @@ class DirtyLog {
   void cut_locked(FileDirty& f, std::uint64_t from, std::uint64_t to);
   void put_locked(const ObjectKey& file, std::uint64_t offset, std::uint64_t end, Piece piece);
   void forget_piece_bytes_locked(const Piece& p, std::uint64_t bytes);
+  /// Removes the dead segments at the head of the log, then forgets the files whose
+  /// records all went with them (only when one went).
   void drop_dead_segments_locked();
   void take_locked(const std::vector<std::pair<Millis, const ObjectKey*>>& due, Millis written_before,
                    std::uint64_t max_bytes, std::uint64_t max_extent, std::vector<DirtyExtent>& out);

@@ -91,8 +91,8 @@ class ThreadTable {
 
   /// Makes this thread's table now, its memory written in one system call instead
   /// of a page fault per page on first use (a server thread calls it before it
-  /// serves: after a restart the first calls paid for those faults, about 8 us
-  /// each on a paravirtualised host). Does nothing when the table exists.
+  /// serves: after a restart the first calls paid for those faults). Does nothing
+  /// when the table exists.
   static void make_for_this_thread() {
     auto& table = thread_table();
     if (table) return;
@@ -158,9 +158,9 @@ class ThreadTable {
   /// The slots are raw memory, each constructed when place() first fills it: a
   /// table is megabytes (the answer memo's, 4,096 sets of four 560-byte slots),
   /// and constructing them all up front wrote every page of it in the thread's
-  /// first call. After a restart that was most of what made the first walk of a
-  /// tree slower than a warm one (36 ms of 45, in page faults). Now a page is
-  /// touched when a slot on it is first used.
+  /// first call: the page faults a profile of the first walk after a restart
+  /// showed (docs/benchmarks.md, "The first walk after kill -9: the memo tables'
+  /// pages"). Now a page is touched when a slot on it is first used.
   struct Table {
     std::size_t count;
     std::unique_ptr<Set[]> sets;
@@ -186,9 +186,8 @@ class ThreadTable {
   static void populate(void* p, std::size_t bytes) {
     const std::uintptr_t page = 4096, start = (reinterpret_cast<std::uintptr_t>(p) + page - 1) & ~(page - 1),
                          end = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~(page - 1);
-    if (end > start) (void)::madvise(reinterpret_cast<void*>(start), end - start, kPopulateWrite);
+    if (end > start) (void)::madvise(reinterpret_cast<void*>(start), end - start, MADV_POPULATE_WRITE);
   }
-  static constexpr int kPopulateWrite = 23;  // MADV_POPULATE_WRITE (Linux 5.14)
 
   static std::atomic<std::size_t>& sets_wanted() {
     static std::atomic<std::size_t> n{Sets};
