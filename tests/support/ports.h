@@ -12,38 +12,60 @@
 // range stop the test at once with a message saying so.
 #pragma once
 
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 
 namespace integ {
 
 constexpr unsigned kPortBlockSize = 100;
 constexpr unsigned kDefaultPortBase = 12000;
 
+/// The first port of the block that $NFSGW_INTEG_PORT_BASE (`base`) and
+/// $NFSGW_INTEG_PORT_BLOCK (`block`) give (null or empty: the defaults), or why
+/// they give none (`error` not empty). Pure, so that its refusals are tested
+/// (tests/integration/ports_test.cpp); port() stops the test on one.
+struct PortBlock {
+  unsigned first = 0;
+  std::string error;
+};
+inline PortBlock port_block(const char* base_text, const char* block_text) {
+  PortBlock out;
+  auto number = [&out](const char* name, const char* v, unsigned fallback) -> unsigned {
+    if (v == nullptr || *v == '\0') return fallback;
+    char* end = nullptr;
+    errno = 0;
+    const unsigned long n = std::strtoul(v, &end, 10);
+    if (*v < '0' || *v > '9' || *end != '\0' || errno != 0 || n > 65535) {
+      if (out.error.empty()) out.error = std::string(name) + "=" + v + ": not a number from 0 to 65535";
+      return 0;
+    }
+    return static_cast<unsigned>(n);
+  };
+  const unsigned base = number("NFSGW_INTEG_PORT_BASE", base_text, kDefaultPortBase);
+  const unsigned block = number("NFSGW_INTEG_PORT_BLOCK", block_text, 0);
+  if (!out.error.empty()) return out;
+  const unsigned long first_port = base + static_cast<unsigned long>(block) * kPortBlockSize;
+  if (base < 1024 || first_port + kPortBlockSize > 65536) {
+    out.error = "NFSGW_INTEG_PORT_BASE=" + std::to_string(base) + ", NFSGW_INTEG_PORT_BLOCK=" +
+                std::to_string(block) + ": the block must lie in 1024-65535";
+    return out;
+  }
+  out.first = static_cast<unsigned>(first_port);
+  return out;
+}
+
 /// The port of this slot in this process's block (see above).
 inline std::uint16_t port(unsigned slot) {
   static const unsigned first = [] {
-    auto from_env = [](const char* name, unsigned fallback) {
-      const char* v = std::getenv(name);
-      if (v == nullptr || *v == '\0') return fallback;
-      char* end = nullptr;
-      const unsigned long n = std::strtoul(v, &end, 10);
-      if (*end != '\0' || n > 65535) {
-        std::fprintf(stderr, "%s=%s: not a number from 0 to 65535\n", name, v);
-        std::abort();
-      }
-      return static_cast<unsigned>(n);
-    };
-    const unsigned base = from_env("NFSGW_INTEG_PORT_BASE", kDefaultPortBase);
-    const unsigned block = from_env("NFSGW_INTEG_PORT_BLOCK", 0);
-    const unsigned long first_port = base + static_cast<unsigned long>(block) * kPortBlockSize;
-    if (base < 1024 || first_port + kPortBlockSize > 65536) {
-      std::fprintf(stderr, "NFSGW_INTEG_PORT_BASE=%u, NFSGW_INTEG_PORT_BLOCK=%u: the block must lie in 1024-65535\n",
-                   base, block);
+    const PortBlock b = port_block(std::getenv("NFSGW_INTEG_PORT_BASE"), std::getenv("NFSGW_INTEG_PORT_BLOCK"));
+    if (!b.error.empty()) {
+      std::fprintf(stderr, "%s\n", b.error.c_str());
       std::abort();
     }
-    return static_cast<unsigned>(first_port);
+    return b.first;
   }();
   if (slot >= kPortBlockSize) {
     std::fprintf(stderr, "integration port slot %u: a block has %u\n", slot, kPortBlockSize);
