@@ -67,12 +67,31 @@ unsigned server_threads(const config::Config& cfg) {
   return cfg.server.threads != 0 ? cfg.server.threads : std::max(1u, std::thread::hardware_concurrency());
 }
 
-/// The memos in the order memory_budget() sizes them; a memo switched off takes nothing.
+/// The per-thread memos, each shaped, sized and made from this one list (a new memo
+/// is added here once): memory_budget() gives memo i the share memo_sets[i], and
+/// every serving thread makes each one's tables before its first call.
+struct ThreadMemo {
+  cache::MemoShape (*shape)();
+  bool config::CacheConfig::*enabled;  // null: always on
+  void (*set_sets)(std::size_t);
+  void (*make_for_this_thread)();
+};
+constexpr ThreadMemo kThreadMemos[] = {
+    {&cache::PeekMemo::shape, &config::CacheConfig::peek_memo, &cache::PeekMemo::set_sets,
+     &cache::PeekMemo::make_for_this_thread},
+    {&cache::HandleMemo::shape, nullptr, &cache::HandleMemo::set_sets, &cache::HandleMemo::make_for_this_thread},
+    {&rpc::AnswerMemo::shape, &config::CacheConfig::answer_memo, &rpc::AnswerMemo::set_sets,
+     &rpc::AnswerMemo::make_for_this_thread},
+};
+
+/// The memos' shapes in kThreadMemos' order; a memo switched off takes nothing.
 std::vector<cache::MemoShape> memo_shapes(const config::Config& cfg) {
-  auto off = [](cache::MemoShape s) { return cache::MemoShape{0, s.max_sets}; };
-  const auto peek = cache::PeekMemo::shape(), answer = rpc::AnswerMemo::shape();
-  return {cfg.cache.peek_memo ? peek : off(peek), cache::HandleMemo::shape(),
-          cfg.cache.answer_memo ? answer : off(answer)};
+  std::vector<cache::MemoShape> out;
+  for (const ThreadMemo& m : kThreadMemos) {
+    const cache::MemoShape s = m.shape();
+    out.push_back(m.enabled == nullptr || cfg.cache.*m.enabled ? s : cache::MemoShape{0, s.max_sets});
+  }
+  return out;
 }
 
 cache::MemoryBudget memory_budget(const config::Config& cfg) {
@@ -82,9 +101,13 @@ cache::MemoryBudget memory_budget(const config::Config& cfg) {
 
 /// The per-thread memos made from now on get their share (before any thread starts).
 void size_thread_memos(const cache::MemoryBudget& b) {
-  cache::PeekMemo::set_sets(b.memo_sets[0]);
-  cache::HandleMemo::set_sets(b.memo_sets[1]);
-  rpc::AnswerMemo::set_sets(b.memo_sets[2]);
+  for (std::size_t i = 0; i < std::size(kThreadMemos); ++i) kThreadMemos[i].set_sets(b.memo_sets.at(i));
+}
+
+/// The calling thread's tables of every memo, made now (a serving thread, before
+/// its first call, so that no call waits for their pages).
+void make_thread_memos() {
+  for (const ThreadMemo& m : kThreadMemos) m.make_for_this_thread();
 }
 
 }  // namespace
@@ -495,9 +518,7 @@ void GatewayApp::run(bool handle_signals) {
   // Each serving thread makes its memo tables before its first call (they are
   // sized already, above), so that no call waits for their pages.
   auto serve = [this] {
-    cache::PeekMemo::make_for_this_thread();
-    cache::HandleMemo::make_for_this_thread();
-    rpc::AnswerMemo::make_for_this_thread();
+    make_thread_memos();
     io_.run();
   };
   std::vector<std::thread> pool;
