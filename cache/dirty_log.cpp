@@ -3,8 +3,10 @@
 #include "cache/dirty_log.h"
 
 #include <errno.h>
+#include <sys/random.h>
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 
 namespace nfsgw::cache {
@@ -141,6 +143,33 @@ void DirtyLog::sync_through(std::uint64_t seq, std::unique_lock<std::mutex>& loc
     synced_seq_ = std::max(synced_seq_, target);
     synced_cv_.notify_all();
   }
+}
+
+void DirtyLog::begin_run_locked(std::optional<std::uint64_t> kept, std::uint64_t last,
+                                std::unique_lock<std::mutex>& lock) {
+  if (kept) {
+    verifier_ = *kept;
+  } else {
+    std::uint64_t v = 0;
+    if (::getrandom(&v, sizeof v, 0) != static_cast<ssize_t>(sizeof v))
+      throw DirtyLogError(std::string("dirty log: no random write verifier: ") + std::strerror(errno), errno);
+    // Never the last run's, even by chance.
+    verifier_ = v == last ? v + 1 : v;
+  }
+  DirtyRecord r;
+  r.kind = DirtyRecord::Kind::Start;
+  r.offset = verifier_;
+  const auto placed = *log_locked(r, /*may_refuse=*/false);
+  sync_through(placed.seq, lock);
+}
+
+void DirtyLog::close_clean() {
+  std::unique_lock lock(mu_);
+  DirtyRecord r;
+  r.kind = DirtyRecord::Kind::CleanStop;
+  r.offset = verifier_;
+  const auto placed = *log_locked(r, /*may_refuse=*/false);
+  sync_through(placed.seq, lock);
 }
 
 void DirtyLog::truncate(const ObjectKey& file, std::uint64_t size) {
@@ -393,8 +422,12 @@ void DirtyLog::replay() {
   const std::vector<std::uint64_t> numbers = files_.list();
   if (numbers.empty()) {
     start_segment_locked(1);
+    begin_run_locked(std::nullopt, 0, lock);
     return;
   }
+  // The verifier of a CleanStop record that no record followed.
+  std::optional<std::uint64_t> clean_stop;
+  std::uint64_t last_start = 0;  // the verifier of the last run that began
   const Millis now = options_.clock->now_ms();
   std::string bytes;
   for (std::size_t i = 0; i < numbers.size(); ++i) {
@@ -422,6 +455,13 @@ void DirtyLog::replay() {
       }
       const DirtyRecord& r = d->record;
       next_seq_ = std::max(next_seq_, r.seq + 1);
+      const std::uint64_t at = pos;
+      ++counters_.replayed_records;
+      pos += d->frame_bytes;
+      clean_stop.reset();
+      if (r.kind == DirtyRecord::Kind::Start) last_start = r.offset;
+      if (r.kind == DirtyRecord::Kind::CleanStop) clean_stop = r.offset;
+      if (r.kind == DirtyRecord::Kind::Start || r.kind == DirtyRecord::Kind::CleanStop) continue;
       FileDirty& f = files_dirty_[r.file];
       f.newest_segment = n;
       switch (r.kind) {
@@ -431,7 +471,7 @@ void DirtyLog::replay() {
           p.end = r.offset + r.data.size();
           p.seq = r.seq;
           p.segment = n;
-          p.data_at = pos + d->data_at;
+          p.data_at = at + d->data_at;
           p.writer = std::make_shared<const Writer>(r.writer);
           p.written_ms = now;
           segments_[n].live += r.data.size();
@@ -440,16 +480,18 @@ void DirtyLog::replay() {
         }
         case DirtyRecord::Kind::Truncate: cut_locked(f, r.offset, kEnd); break;
         case DirtyRecord::Kind::Drop: cut_locked(f, 0, kEnd); break;
+        case DirtyRecord::Kind::Start:
+        case DirtyRecord::Kind::CleanStop: break;  // above
       }
-      ++counters_.replayed_records;
-      pos += d->frame_bytes;
     }
+    if (pos < size) clean_stop.reset();  // a record after it was torn or lost
   }
   current_ = numbers.back();
   // What a crash of the process left in the page cache is made durable now.
   files_.sync(current_);
   synced_seq_ = next_seq_ - 1;
   drop_dead_segments_locked();
+  begin_run_locked(clean_stop, last_start, lock);
 }
 
 }  // namespace nfsgw::cache

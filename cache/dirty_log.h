@@ -22,6 +22,14 @@
 //   the tail is cut off (counted as torn_dropped), in an older one the rest is
 //   counted as corrupt_dropped and logged by the caller.
 //
+// The write verifier: each run of the log has one, which WRITE and COMMIT replies
+// carry. Opening logs a Start record with it (synced before open() returns, so
+// before anything is acknowledged); close_clean() syncs everything and logs a
+// CleanStop record with it. A run that finds a CleanStop as the log's last record
+// keeps its verifier; any other (after kill -9, a power loss, a log that lost its
+// records) picks a new random one. So the verifier changes exactly when UNSTABLE
+// writes may have been lost, and clients resend them (RFC 1813, COMMIT).
+//
 // Cleaning: the flusher take()s dirty extents, sends them, and once the origin's
 // COMMIT shows the bytes are stable there calls cleaned(); bytes written again since
 // the take stay dirty (sequence numbers tell). A segment whose every byte is clean
@@ -109,6 +117,12 @@ class DirtyLog {
                  bool stable);
   /// Makes every write logged before the call durable (an NFS COMMIT).
   void sync();
+  /// This run's write verifier (see above).
+  std::uint64_t write_verifier() const { return verifier_; }
+  /// An orderly stop: syncs everything and logs that nothing was lost, so that
+  /// the next run keeps the verifier. Call it last; a write after it starts a new
+  /// run's worth of risk, so the next open picks a new verifier.
+  void close_clean();
   /// The file's size became `size` at the origin: its dirty bytes at or past it are
   /// gone. Durable when this returns.
   void truncate(const ObjectKey& file, std::uint64_t size);
@@ -160,6 +174,10 @@ class DirtyLog {
 
   DirtyLog(LogFiles& files, std::unique_ptr<LogFiles> owned, DirtyLogOptions options);
   void replay();
+  /// Picks this run's verifier (`kept`: the last run stopped in good order with
+  /// it; else a random one other than `last`, the last run's) and logs a synced
+  /// Start record. mu_ held.
+  void begin_run_locked(std::optional<std::uint64_t> kept, std::uint64_t last, std::unique_lock<std::mutex>& lock);
   /// Logs a Truncate (bytes from `from` on) or Drop (all: `from` 0) record, syncs
   /// it and cuts the bytes, when the log holds any record of the file.
   void undo(DirtyRecord::Kind kind, const ObjectKey& file, std::uint64_t from);
@@ -207,6 +225,7 @@ class DirtyLog {
   std::uint64_t synced_seq_ = 0;  // every record up to it is durable
   bool syncing_ = false;
   std::uint64_t dirty_bytes_ = 0;
+  std::uint64_t verifier_ = 0;
   DirtyUsage counters_;
 };
 

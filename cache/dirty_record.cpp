@@ -54,7 +54,9 @@ std::size_t dirty_frame_head_size(const DirtyRecord& r) {
   std::size_t n = kBodyAt + 1 + 1 + 8 + file_bytes(r.file);
   switch (r.kind) {
     case DirtyRecord::Kind::Write: n += 8 + 4 + 4 + 1 + 4 * r.writer.gids.size() + 4; break;
-    case DirtyRecord::Kind::Truncate: n += 8; break;
+    case DirtyRecord::Kind::Truncate:
+    case DirtyRecord::Kind::Start:
+    case DirtyRecord::Kind::CleanStop: n += 8; break;
     case DirtyRecord::Kind::Drop: break;
   }
   return n;
@@ -87,7 +89,9 @@ void encode_dirty_record(const DirtyRecord& r, std::string& out) {
       put<std::uint32_t>(out, static_cast<std::uint32_t>(r.data.size()));
       out.append(r.data);
       break;
-    case DirtyRecord::Kind::Truncate: put<std::uint64_t>(out, r.offset); break;
+    case DirtyRecord::Kind::Truncate:
+    case DirtyRecord::Kind::Start:
+    case DirtyRecord::Kind::CleanStop: put<std::uint64_t>(out, r.offset); break;
     case DirtyRecord::Kind::Drop: break;
   }
   const std::uint32_t crc = crc32c(0, out.data() + start + kBodyAt, total - kBodyAt);
@@ -141,7 +145,9 @@ std::optional<DecodedFrame> decode_dirty_frame(std::string_view in) {
       break;
     }
     case static_cast<std::uint8_t>(DirtyRecord::Kind::Truncate):
-      rec.kind = DirtyRecord::Kind::Truncate;
+    case static_cast<std::uint8_t>(DirtyRecord::Kind::Start):
+    case static_cast<std::uint8_t>(DirtyRecord::Kind::CleanStop):
+      rec.kind = static_cast<DirtyRecord::Kind>(kind);
       if (!r.get(rec.offset)) return std::nullopt;
       break;
     case static_cast<std::uint8_t>(DirtyRecord::Kind::Drop): rec.kind = DirtyRecord::Kind::Drop; break;

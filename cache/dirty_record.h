@@ -7,7 +7,9 @@
 // - Write: offset (u64), the writer's uid, gid (u32 each), its groups (count u8,
 //   at most 16, u32 each), the data's length (u32) and the data;
 // - Truncate: the size (u64) the file's dirty bytes are cut to;
-// - Drop: nothing (the file's dirty bytes are gone).
+// - Drop: nothing (the file's dirty bytes are gone);
+// - Start, CleanStop: the write verifier (u64) of the run that began, or that
+//   ended in good order (the file is empty for both).
 // Integers are little-endian. A frame that is short, torn, or fails its CRC
 // decodes as nothing: never trusted, never partly used.
 #pragma once
@@ -32,13 +34,13 @@ struct Writer {
 inline constexpr std::size_t kMaxWriterGids = 16;
 
 struct DirtyRecord {
-  enum class Kind : std::uint8_t { Write = 1, Truncate = 2, Drop = 3 };
+  enum class Kind : std::uint8_t { Write = 1, Truncate = 2, Drop = 3, Start = 4, CleanStop = 5 };
   Kind kind = Kind::Write;
   std::uint64_t seq = 0;
   /// The file: its cache space (the origin's, config::ExportConfig::cache_space)
   /// and ORIGIN handle, so every export of that origin sees the same dirty bytes.
   ObjectKey file;
-  std::uint64_t offset = 0;  // Write: where the data goes; Truncate: the size
+  std::uint64_t offset = 0;  // Write: where the data goes; Truncate: the size; Start, CleanStop: the verifier
   Writer writer;             // Write
   std::string_view data;     // Write: points into the buffer it was decoded from
 };

@@ -57,7 +57,8 @@ DirtyLogOptions small_segments(std::uint64_t segment = 4096, std::uint64_t budge
 
 TEST(DirtyRecord, EveryKindRoundTrips) {
   const std::string data = bytes(1, 0, 300);
-  for (auto kind : {DirtyRecord::Kind::Write, DirtyRecord::Kind::Truncate, DirtyRecord::Kind::Drop}) {
+  for (auto kind : {DirtyRecord::Kind::Write, DirtyRecord::Kind::Truncate, DirtyRecord::Kind::Drop,
+                    DirtyRecord::Kind::Start, DirtyRecord::Kind::CleanStop}) {
     DirtyRecord r;
     r.kind = kind;
     r.seq = 42;
@@ -183,6 +184,93 @@ TEST(DirtyLog, StableWritesAndCommittedOnesSurviveAPowerLossUnstableOnesDoNot) {
   EXPECT_EQ(dirty_view(*DirtyLog::open(kept, small_segments()), f, 300), clean(200) + bytes(3, 200, 100));
 }
 
+// ---- the write verifier ----------------------------------------------------------------
+
+TEST(DirtyLog, TheVerifierIsKeptOnlyAfterACleanStop) {
+  MemoryLogFiles files;
+  const ObjectKey f = file_key(1);
+  std::uint64_t v1 = 0;
+  {
+    auto log = DirtyLog::open(files, small_segments());
+    v1 = log->write_verifier();
+    log->write(f, 0, bytes(1, 0, 100), writer(), false);
+    log->close_clean();
+  }
+  std::uint64_t v2 = 0;
+  {
+    auto log = DirtyLog::open(files, small_segments());
+    v2 = log->write_verifier();
+    EXPECT_EQ(v2, v1);  // nothing unstable was lost: clients need not resend
+    EXPECT_EQ(dirty_view(*log, f, 100), bytes(1, 0, 100));
+    log->write(f, 100, bytes(2, 100, 100), writer(), false);
+    // No clean stop: as kill -9 leaves it.
+  }
+  std::uint64_t v3 = 0;
+  {
+    auto log = DirtyLog::open(files, small_segments());
+    v3 = log->write_verifier();
+    EXPECT_NE(v3, v2);  // the UNSTABLE write may be lost: clients must resend
+  }
+  // A run that wrote nothing and did not stop cleanly changes it too.
+  auto log = DirtyLog::open(files, small_segments());
+  EXPECT_NE(log->write_verifier(), v3);
+}
+
+TEST(DirtyLog, APowerLossAfterACleanStopKeepsTheVerifierAndOneAfterAStartDoesNot) {
+  for (Loss loss : {Loss::All, Loss::Half, Loss::HoleInside}) {
+    MemoryLogFiles files;
+    const ObjectKey f = file_key(1);
+    std::uint64_t v1 = 0;
+    {
+      auto log = DirtyLog::open(files, small_segments());
+      v1 = log->write_verifier();
+      log->write(f, 0, bytes(1, 0, 100), writer(), false);
+      log->close_clean();
+    }
+    files.power_loss(loss);  // the CleanStop was synced: it stays
+    std::uint64_t v2 = 0;
+    {
+      auto log = DirtyLog::open(files, small_segments());
+      v2 = log->write_verifier();
+      EXPECT_EQ(v2, v1) << static_cast<int>(loss);
+      EXPECT_EQ(dirty_view(*log, f, 100), bytes(1, 0, 100));
+      log->write(f, 100, bytes(2, 100, 100), writer(), false);  // unsynced
+    }
+    // The Start was synced before open() returned, so no loss can leave the
+    // CleanStop as the last record once a run has begun.
+    files.power_loss(loss);
+    auto log = DirtyLog::open(files, small_segments());
+    EXPECT_NE(log->write_verifier(), v2) << static_cast<int>(loss);
+  }
+}
+
+TEST(DirtyLog, AWriteAfterACleanStopStartsARiskTheNextRunSees) {
+  MemoryLogFiles files;
+  std::uint64_t v1 = 0;
+  {
+    auto log = DirtyLog::open(files, small_segments());
+    v1 = log->write_verifier();
+    log->close_clean();
+    log->write(file_key(1), 0, bytes(1, 0, 10), writer(), false);
+  }
+  auto log = DirtyLog::open(files, small_segments());
+  EXPECT_NE(log->write_verifier(), v1);
+}
+
+TEST(DirtyLog, TheVerifierRecordsLeaveTheDirtyBytesAlone) {
+  MemoryLogFiles files;
+  const ObjectKey f = file_key(1);
+  for (int run = 0; run < 3; ++run) {
+    auto log = DirtyLog::open(files, small_segments(1024));
+    log->write(f, 100 * run, bytes(run, 100 * run, 100), writer(), true);
+    if (run % 2 == 0) log->close_clean();
+  }
+  auto log = DirtyLog::open(files, small_segments(1024));
+  EXPECT_EQ(dirty_view(*log, f, 300), bytes(0, 0, 100) + bytes(1, 100, 100) + bytes(2, 200, 100));
+  EXPECT_EQ(log->dirty_files().size(), 1u);  // no file made up for the Start and CleanStop records
+  EXPECT_EQ(log->usage().dirty_bytes, 300u);
+}
+
 TEST(DirtyLog, ATornTailIsCutAndCountedAndTheLogGoesOn) {
   for (Loss loss : {Loss::Half, Loss::HoleInside}) {
     MemoryLogFiles files;
@@ -277,7 +365,7 @@ TEST(DirtyLog, OnDiskEverythingComesBackAfterReopening) {
   EXPECT_EQ(dirty_view(*log, f, 1400), want);
   EXPECT_EQ(log->dirty_end(f), 1400u);
   const DirtyUsage u = log->usage();
-  EXPECT_EQ(u.replayed_records, 31u);
+  EXPECT_EQ(u.replayed_records, 32u);  // 30 writes, the truncate, the first run's Start
   EXPECT_EQ(u.torn_bytes + u.corrupt_bytes, 0u);
   // Bytes a replay brings back are due for a flush at once, with their writer.
   auto taken = log->take(cache::wall_clock().now_ms(), 1 << 20, 1 << 20);
