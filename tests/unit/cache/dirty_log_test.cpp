@@ -186,16 +186,19 @@ TEST(DirtyLog, StableWritesAndCommittedOnesSurviveAPowerLossUnstableOnesDoNot) {
 
 // ---- the write verifier ----------------------------------------------------------------
 
+/// A run that writes bytes(1, 0, 100) UNSTABLE to `f` and stops in good order;
+/// returns its verifier.
+std::uint64_t run_stopped_cleanly(MemoryLogFiles& files, const ObjectKey& f) {
+  auto log = DirtyLog::open(files, small_segments());
+  log->write(f, 0, bytes(1, 0, 100), writer(), false);
+  log->close_clean();
+  return log->write_verifier();
+}
+
 TEST(DirtyLog, TheVerifierIsKeptOnlyAfterACleanStop) {
   MemoryLogFiles files;
   const ObjectKey f = file_key(1);
-  std::uint64_t v1 = 0;
-  {
-    auto log = DirtyLog::open(files, small_segments());
-    v1 = log->write_verifier();
-    log->write(f, 0, bytes(1, 0, 100), writer(), false);
-    log->close_clean();
-  }
+  const std::uint64_t v1 = run_stopped_cleanly(files, f);
   std::uint64_t v2 = 0;
   {
     auto log = DirtyLog::open(files, small_segments());
@@ -220,13 +223,7 @@ TEST(DirtyLog, APowerLossAfterACleanStopKeepsTheVerifierAndOneAfterAStartDoesNot
   for (Loss loss : {Loss::All, Loss::Half, Loss::HoleInside}) {
     MemoryLogFiles files;
     const ObjectKey f = file_key(1);
-    std::uint64_t v1 = 0;
-    {
-      auto log = DirtyLog::open(files, small_segments());
-      v1 = log->write_verifier();
-      log->write(f, 0, bytes(1, 0, 100), writer(), false);
-      log->close_clean();
-    }
+    const std::uint64_t v1 = run_stopped_cleanly(files, f);
     files.power_loss(loss);  // the CleanStop was synced: it stays
     std::uint64_t v2 = 0;
     {
