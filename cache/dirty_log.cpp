@@ -43,11 +43,6 @@ DirtyLog::~DirtyLog() = default;
 
 // ---- appending ----------------------------------------------------------------------
 
-std::uint64_t DirtyLog::log_bytes_locked() const {
-  std::uint64_t total = 0;
-  for (const auto& [n, s] : segments_) total += s.size;
-  return total;
-}
 
 void DirtyLog::start_segment_locked(std::uint64_t n) {
   files_.create(n);
@@ -67,6 +62,7 @@ std::pair<std::uint64_t, std::uint64_t> DirtyLog::append_locked(const std::strin
     drop_dead_segments_locked();
   }
   const std::uint64_t at = files_.append(current_, frame);
+  log_bytes_ += at + frame.size() - segments_[current_].size;
   segments_[current_].size = at + frame.size();
   return {current_, at};
 }
@@ -75,7 +71,7 @@ std::optional<DirtyLog::Placed> DirtyLog::log_locked(DirtyRecord& r, bool may_re
   r.seq = next_seq_;
   std::string frame;
   encode_dirty_record(r, frame);
-  if (may_refuse && log_bytes_locked() + frame.size() > options_.budget_bytes) return std::nullopt;
+  if (may_refuse && log_bytes_ + frame.size() > options_.budget_bytes) return std::nullopt;
   const auto [segment, at] = append_locked(frame);
   ++next_seq_;  // only once the record is in the log
   return Placed{segment, at, r.seq};
@@ -379,6 +375,7 @@ void DirtyLog::drop_dead_segments_locked() {
     } catch (const DirtyLogError&) {
       return;  // tried again after the next clean
     }
+    log_bytes_ -= oldest->second.size;
     segments_.erase(oldest);
     removed = true;
   }
@@ -403,7 +400,7 @@ DirtyUsage DirtyLog::usage() const {
   std::lock_guard lock(mu_);
   DirtyUsage u = counters_;
   u.dirty_bytes = dirty_bytes_;
-  u.log_bytes = log_bytes_locked();
+  u.log_bytes = log_bytes_;
   u.segments = segments_.size();
   Millis oldest = kNever;
   for (const auto& [key, f] : files_dirty_) {
@@ -435,6 +432,7 @@ void DirtyLog::replay() {
     const bool newest = i + 1 == numbers.size();
     const std::uint64_t size = files_.size(n);
     segments_[n] = SegmentUse{size, 0};
+    log_bytes_ += size;
     bytes.resize(size);
     if (!files_.read(n, 0, bytes.data(), size))
       throw DirtyLogError("dirty log: cannot read segment " + std::to_string(n), EIO);
@@ -447,6 +445,7 @@ void DirtyLog::replay() {
           // A tail torn by a crash: never synced, so never acknowledged as stable.
           counters_.torn_bytes += size - pos;
           files_.truncate(n, pos);
+          log_bytes_ -= size - pos;
           segments_[n].size = pos;
         } else {
           counters_.corrupt_bytes += size - pos;

@@ -204,7 +204,6 @@ class DirtyLog {
   void take_locked(const std::vector<std::pair<Millis, const ObjectKey*>>& due, Millis written_before,
                    std::uint64_t max_bytes, std::uint64_t max_extent, std::vector<DirtyExtent>& out);
   void untake_locked(const DirtyExtent& e);
-  std::uint64_t log_bytes_locked() const;
 
   LogFiles& files_;
   std::unique_ptr<LogFiles> owned_;
@@ -225,6 +224,7 @@ class DirtyLog {
   std::uint64_t synced_seq_ = 0;  // every record up to it is durable
   bool syncing_ = false;
   std::uint64_t dirty_bytes_ = 0;
+  std::uint64_t log_bytes_ = 0;  // the segments' sizes added up (the budget's count)
   std::uint64_t verifier_ = 0;
   DirtyUsage counters_;
 };
