@@ -263,21 +263,29 @@ std::uint64_t DirtyLog::overlay(const ObjectKey& file, std::uint64_t offset, std
 // ---- flushing ---------------------------------------------------------------------------
 
 std::vector<DirtyExtent> DirtyLog::take(Millis written_before, std::uint64_t max_bytes, std::uint64_t max_extent) {
+  return take([written_before](const ObjectKey&) -> std::optional<Millis> { return written_before; }, max_bytes,
+              max_extent);
+}
+
+std::vector<DirtyExtent> DirtyLog::take(const Cutoff& written_before, std::uint64_t max_bytes,
+                                        std::uint64_t max_extent) {
   std::lock_guard lock(mu_);
   // Files with due bytes, by their oldest due byte.
-  std::vector<std::pair<Millis, const ObjectKey*>> due;
+  std::vector<Due> due;
   for (const auto& [key, f] : files_dirty_) {
+    const std::optional<Millis> cutoff = written_before(key);
+    if (!cutoff) continue;
     Millis oldest = kNever;
     for (const auto& [start, p] : f.pieces)
-      if (!p.taken && p.written_ms <= written_before) oldest = std::min(oldest, p.written_ms);
-    if (oldest != kNever) due.emplace_back(oldest, &key);
+      if (!p.taken && p.written_ms <= *cutoff) oldest = std::min(oldest, p.written_ms);
+    if (oldest != kNever) due.push_back(Due{oldest, *cutoff, &key});
   }
-  std::sort(due.begin(), due.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::sort(due.begin(), due.end(), [](const Due& a, const Due& b) { return a.oldest < b.oldest; });
 
   std::vector<DirtyExtent> out;
   max_extent = std::max<std::uint64_t>(max_extent, 1);
   try {
-    take_locked(due, written_before, max_bytes, max_extent, out);
+    take_locked(due, max_bytes, max_extent, out);
   } catch (...) {
     for (const auto& e : out) untake_locked(e);  // a disk that failed mid-way: none stays taken
     throw;
@@ -285,11 +293,12 @@ std::vector<DirtyExtent> DirtyLog::take(Millis written_before, std::uint64_t max
   return out;
 }
 
-void DirtyLog::take_locked(const std::vector<std::pair<Millis, const ObjectKey*>>& due, Millis written_before,
-                           std::uint64_t max_bytes, std::uint64_t max_extent, std::vector<DirtyExtent>& out) {
+void DirtyLog::take_locked(const std::vector<Due>& due, std::uint64_t max_bytes, std::uint64_t max_extent, std::vector<DirtyExtent>& out) {
   std::uint64_t total = 0;
   constexpr std::size_t kNone = static_cast<std::size_t>(-1);
-  for (const auto& [oldest, key] : due) {
+  for (const Due& d : due) {
+    const ObjectKey* key = d.key;
+    const Millis written_before = d.written_before;
     FileDirty& f = files_dirty_.at(*key);
     std::size_t open = kNone;  // the extent the next adjacent bytes may join
     for (auto& [start, p] : f.pieces) {
@@ -394,6 +403,15 @@ std::vector<ObjectKey> DirtyLog::dirty_files() const {
   for (const auto& [key, f] : files_dirty_)
     if (!f.pieces.empty()) out.push_back(key);
   return out;
+}
+
+std::optional<Millis> DirtyLog::oldest_written(const ObjectKey& file) const {
+  std::lock_guard lock(mu_);
+  const auto it = files_dirty_.find(file);
+  if (it == files_dirty_.end() || it->second.pieces.empty()) return std::nullopt;
+  Millis oldest = kNever;
+  for (const auto& [start, p] : it->second.pieces) oldest = std::min(oldest, p.written_ms);
+  return oldest;
 }
 
 DirtyUsage DirtyLog::usage() const {

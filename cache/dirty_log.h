@@ -46,6 +46,7 @@
 #pragma once
 
 #include <condition_variable>
+#include <functional>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -143,6 +144,11 @@ class DirtyLog {
   /// most `max_extent` bytes each). They stay dirty, and are not taken again, until
   /// cleaned() or untake().
   std::vector<DirtyExtent> take(Millis written_before, std::uint64_t max_bytes, std::uint64_t max_extent);
+  /// The same with a cut-off per file: `written_before(file)` (nullopt: none of
+  /// its bytes now), so that each export's delay applies to its own space and a
+  /// file already being flushed is left alone.
+  using Cutoff = std::function<std::optional<Millis>(const ObjectKey&)>;
+  std::vector<DirtyExtent> take(const Cutoff& written_before, std::uint64_t max_bytes, std::uint64_t max_extent);
   /// The extent's bytes are stable at the origin: clean, but for any written again
   /// since it was taken.
   void cleaned(const DirtyExtent& e);
@@ -150,6 +156,9 @@ class DirtyLog {
   void untake(const DirtyExtent& e);
   /// The files with dirty bytes.
   std::vector<ObjectKey> dirty_files() const;
+  /// When the file's oldest dirty byte was written (wall ms; on opening for bytes
+  /// found then); nullopt when it has none.
+  std::optional<Millis> oldest_written(const ObjectKey& file) const;
   DirtyUsage usage() const;
 
  private:
@@ -201,7 +210,12 @@ class DirtyLog {
   /// Removes the dead segments at the head of the log, then forgets the files whose
   /// records all went with them (only when one went).
   void drop_dead_segments_locked();
-  void take_locked(const std::vector<std::pair<Millis, const ObjectKey*>>& due, Millis written_before,
+  /// Files in `due` with their cut-off, oldest first.
+  struct Due {
+    Millis oldest = 0, written_before = 0;
+    const ObjectKey* key = nullptr;
+  };
+  void take_locked(const std::vector<Due>& due,
                    std::uint64_t max_bytes, std::uint64_t max_extent, std::vector<DirtyExtent>& out);
   void untake_locked(const DirtyExtent& e);
 

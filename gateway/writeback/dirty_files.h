@@ -1,0 +1,143 @@
+// The dirty files: what every write-back layer and the flusher share about the
+// files that have bytes in the dirty log (cache/dirty_log.h) or a WRITE on its way
+// there. One per nfsgw, over every export: a file is its cache space and ORIGIN
+// handle, so every export of one origin sees the same entry.
+//
+// For each such file an entry holds:
+// - the attributes nfsgw answers for it (its snapshot): the origin's when the file
+//   first became dirty (or, after a restart, when first asked), with the size
+//   grown to where the dirty bytes end and mtime/ctime moved by every WRITE, kept
+//   strictly increasing so that each WRITE's WCC data differs;
+// - the origin's attributes as nfsgw last saw them (size, mtime, ctime), so that a
+//   flush can tell the origin's copy changed behind nfsgw's back (a conflict);
+// - the WRITEs on their way into the log, so that the entry is never dropped
+//   under one;
+// - a clean count that moves whenever the flusher cleans any of its bytes, so
+//   that a READ that read the origin and then the log can tell whether a flush
+//   landed in between.
+//
+// The answer memo watches a file's stripe counter (one of kStripes): it moves
+// whenever the file's entry changes, before the change is visible to any reply.
+// Every method is thread-safe; none does file I/O (the log's calls that do are
+// the callers', on a disk pool), but several read the log's index in memory.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include "cache/clock.h"
+#include "cache/dirty_log.h"
+#include "cache/metadata_records.h"
+#include "gateway/writeback/write_back_types.h"
+#include "protocol/nfs3_types.h"
+
+namespace nfsgw::writeback {
+
+/// The counters every layer and the flusher add to (WriteBackCounts, without the
+/// log's usage).
+struct WriteBackMeters {
+  std::atomic<std::uint64_t> writes_absorbed{0}, bytes_absorbed{0}, flushed_bytes{0}, flushed_files{0},
+      flush_writes{0}, flush_commits{0}, retries{0}, verifier_changes{0}, conflicts{0}, stale_dropped{0},
+      budget_waits{0}, budget_jukebox{0}, log_errors{0};
+  static void add(std::atomic<std::uint64_t>& c, std::uint64_t n = 1) { c.fetch_add(n, std::memory_order_relaxed); }
+};
+
+class DirtyFiles {
+ public:
+  static constexpr std::size_t kStripes = 64;
+
+  DirtyFiles(cache::DirtyLog& log, const cache::Clock& clock);
+
+  cache::DirtyLog& log() { return log_; }
+  WriteBackMeters& meters() { return meters_; }
+  /// The counts for `nfsgw stats` and the metrics (reads the log's usage).
+  WriteBackCounts counts() const;
+
+  /// The file's stripe counter (see above).
+  const std::atomic<std::uint64_t>& stripe(const cache::ObjectKey& k) const { return stripes_[stripe_of(k)].changes; }
+  /// Whether the file has an entry. One atomic load while no file has one.
+  bool has(const cache::ObjectKey& k) const;
+  /// Whether any file has an entry.
+  bool any() const { return entries_.load(std::memory_order_acquire) != 0; }
+  /// The files with an entry.
+  std::vector<cache::ObjectKey> files() const;
+
+  /// The snapshot, when the file has an entry that has one.
+  std::optional<nfs3::Fattr> attributes(const cache::ObjectKey& k) const;
+  /// Replaces `a` by the file's snapshot when it has an entry. An entry without a
+  /// snapshot yet (bytes found in the log at start) takes `a` (the origin's, from a
+  /// reply) as its base. Returns whether `a` was replaced.
+  bool patch(const cache::ObjectKey& k, nfs3::PostOpAttr& a);
+  /// Gives an entry without a snapshot `origin` as its base (no entry: nothing).
+  void adopt(const cache::ObjectKey& k, const nfs3::Fattr& origin);
+
+  /// A WRITE is on its way into the log: the entry is made when missing, from
+  /// `origin` (the file's attributes as the layer below answers them), and kept
+  /// until end_write() or abort_write().
+  void begin_write(const cache::ObjectKey& k, const nfs3::Fattr& origin);
+  /// The WRITE of [offset, offset + count) is in the log: the snapshot grows and
+  /// its times move. Returns the WRITE's WCC data.
+  nfs3::WccData end_write(const cache::ObjectKey& k, std::uint64_t offset, std::uint64_t count);
+  /// The WRITE did not reach the log.
+  void abort_write(const cache::ObjectKey& k);
+
+  /// A SETATTR went through to the origin (`after`, its post-op attributes) while
+  /// the file had an entry: mode, owner and times are taken from the origin, the
+  /// size too when `size_set` (the log was cut to it first), else kept.
+  void after_setattr(const cache::ObjectKey& k, const nfs3::Fattr& after, bool size_set);
+
+  // ---- the flusher ----------------------------------------------------------------
+  /// The origin's attributes as last seen (the base's, then each flush WRITE's
+  /// post-op); nullopt when unknown.
+  std::optional<nfs3::WccAttr> origin_seen(const cache::ObjectKey& k) const;
+  void set_origin_seen(const cache::ObjectKey& k, const nfs3::WccAttr& a);
+  /// Call before the log's cleaned() for the file (see the clean count above).
+  void cleaning(const cache::ObjectKey& k);
+  /// The clean count; nullopt when the file has no entry.
+  std::optional<std::uint64_t> clean_count(const cache::ObjectKey& k) const;
+  /// Drops the entry when the log has no dirty byte of the file and no WRITE is on
+  /// its way; returns whether the file is clean now.
+  bool settle(const cache::ObjectKey& k);
+  /// The file is gone at the origin (its bytes dropped from the log): the entry goes.
+  void forget(const cache::ObjectKey& k);
+  /// Entries made for files with bytes in the log (at start, after replay).
+  void load_from_log();
+
+ private:
+  struct Entry {
+    std::optional<nfs3::Fattr> attrs;
+    std::optional<nfs3::WccAttr> origin;
+    std::uint32_t writing = 0;
+    std::uint64_t cleans = 0;
+  };
+  struct alignas(64) Stripe {
+    std::atomic<std::uint64_t> changes{0};
+  };
+  struct KeyHash {
+    std::size_t operator()(const cache::ObjectKey& k) const;
+  };
+
+  static std::size_t stripe_of(const cache::ObjectKey& k);
+  void bump(const cache::ObjectKey& k) { stripes_[stripe_of(k)].changes.fetch_add(1, std::memory_order_acq_rel); }
+  /// The snapshot's base: `origin` with the size grown to the dirty bytes' end. mu_ held.
+  nfs3::Fattr base_locked(const cache::ObjectKey& k, const nfs3::Fattr& origin) const;
+  /// A time after `t` and not before now. mu_ held.
+  nfs3::Time next_time_locked(const nfs3::Time& t) const;
+  Entry& make_locked(const cache::ObjectKey& k);
+  void erase_locked(std::unordered_map<cache::ObjectKey, Entry, KeyHash>::iterator it);
+
+  cache::DirtyLog& log_;
+  const cache::Clock& clock_;
+  WriteBackMeters meters_;
+  std::array<Stripe, kStripes> stripes_{};
+  std::atomic<std::uint64_t> entries_{0};
+  mutable std::mutex mu_;
+  std::unordered_map<cache::ObjectKey, Entry, KeyHash> files_;
+};
+
+}  // namespace nfsgw::writeback

@@ -1,0 +1,462 @@
+#include "gateway/writeback/flusher.h"
+
+#include <algorithm>
+#include <string>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <spdlog/spdlog.h>
+
+#include "gateway/datacache/pool_await.h"
+
+namespace nfsgw::writeback {
+
+namespace asio = boost::asio;
+using nfs3::Status;
+
+namespace {
+
+bool key_less(const cache::ObjectKey& a, const cache::ObjectKey& b) {
+  if (a.export_id != b.export_id) return a.export_id < b.export_id;
+  const auto x = a.fh.view(), y = b.fh.view();
+  return std::lexicographical_compare(x.begin(), x.end(), y.begin(), y.end());
+}
+
+std::string hex_of(const nfs3::FileHandle& fh) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string s;
+  for (std::uint8_t b : fh.view()) {
+    s += kDigits[b >> 4];
+    s += kDigits[b & 15];
+  }
+  return s;
+}
+
+CallContext flush_context(const cache::Writer& w, std::uint32_t space) {
+  CallContext ctx;
+  ctx.cred.uid = w.uid;
+  ctx.cred.gid = w.gid;
+  for (std::uint32_t g : w.gids) ctx.cred.gids.push_back(g);
+  ctx.cred.machine_name = "nfsgw-flush";
+  ctx.export_id = space;
+  ctx.client_address = "flusher";
+  return ctx;
+}
+
+/// Waits for a count of children on one strand to reach 0 (all on that strand).
+struct Children {
+  explicit Children(const asio::any_io_executor& ex) : timer(ex, asio::steady_timer::time_point::max()) {}
+  asio::steady_timer timer;
+  std::uint32_t running = 0;
+  void one_done() {
+    if (--running == 0) timer.cancel();
+  }
+  Awaitable<void> all_done() {
+    while (running > 0) {
+      boost::system::error_code ec;
+      co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+    }
+  }
+};
+
+}  // namespace
+
+Flusher::Flusher(asio::io_context& io, DirtyFiles& files, cache::DiskPool& pool, const cache::Clock& clock,
+                 FlusherSettings settings)
+    : io_(io),
+      files_(files),
+      pool_(pool),
+      clock_(clock),
+      settings_(settings),
+      timer_(io),
+      state_(key_less),
+      in_flight_(key_less),
+      forced_files_(key_less) {}
+
+void Flusher::set_space(std::uint32_t space, Nfs3Program* via, cache::Millis delay) {
+  {
+    std::lock_guard lock(mu_);
+    Space& s = spaces_[space];
+    s.via = via;
+    s.delay = delay;
+  }
+  wake();
+}
+
+void Flusher::start() {
+  {
+    std::lock_guard lock(mu_);
+    if (running_) return;
+    running_ = true;
+  }
+  asio::co_spawn(timer_.get_executor(), run(), asio::detached);
+}
+
+void Flusher::stop() {
+  stopped_ = true;
+  asio::post(timer_.get_executor(), [this] { timer_.cancel(); });
+}
+
+void Flusher::wake() {
+  asio::post(timer_.get_executor(), [this] { timer_.cancel(); });
+}
+
+void Flusher::urgent() {
+  {
+    std::lock_guard lock(mu_);
+    if (urgent_) return;
+    urgent_ = true;
+  }
+  spdlog::info("write-back: the dirty log's budget is full: flushing everything now");
+  wake();
+}
+
+Awaitable<void> Flusher::run() {
+  while (!stopped_) {
+    try {
+      co_await pass();
+    } catch (const std::exception& e) {
+      spdlog::error("write-back flusher: {} (tried again in the next pass)", e.what());
+    }
+    if (stopped_) break;
+    timer_.expires_after(settings_.tick);
+    boost::system::error_code ec;
+    co_await timer_.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+  }
+}
+
+bool Flusher::forced_locked(const cache::ObjectKey& k) const {
+  return urgent_ || forced_files_.contains(k) || forced_spaces_.contains(kAll) ||
+         forced_spaces_.contains(k.export_id);
+}
+
+Awaitable<void> Flusher::pass() {
+  if (!files_.any()) co_return;
+  const cache::Millis now = clock_.now_ms();
+  // What the pass may take, decided now on this thread; take() asks it on the pool.
+  struct Plan {
+    std::map<std::uint32_t, cache::Millis> cutoff;  // per space with a route
+    std::set<cache::ObjectKey, bool (*)(const cache::ObjectKey&, const cache::ObjectKey&)> skip{key_less};
+    std::set<cache::ObjectKey, bool (*)(const cache::ObjectKey&, const cache::ObjectKey&)> forced{key_less};
+    bool everything = false;
+  };
+  auto plan = std::make_shared<Plan>();
+  std::uint64_t room = 0;
+  {
+    std::lock_guard lock(mu_);
+    if (urgent_) {
+      const cache::DirtyUsage u = files_.log().usage();
+      if (u.log_bytes * 2 < u.budget) urgent_ = false;
+    }
+    if (bytes_in_flight_ >= settings_.bytes_in_flight) co_return;
+    room = settings_.bytes_in_flight - bytes_in_flight_;
+    for (const auto& [space, s] : spaces_) {
+      if (s.via == nullptr) continue;
+      const bool all = urgent_ || forced_spaces_.contains(kAll) || forced_spaces_.contains(space);
+      plan->cutoff[space] = all ? cache::kNever : (now > s.delay ? now - s.delay : 0);
+    }
+    for (const auto& k : in_flight_) plan->skip.insert(k);
+    for (const auto& [k, st] : state_)
+      if (st.retry_at > now) plan->skip.insert(k);
+    for (const auto& [k, n] : forced_files_) plan->forced.insert(k);
+  }
+  auto take = [this, plan, room]() {
+    return files_.log().take(
+        [plan](const cache::ObjectKey& k) -> std::optional<cache::Millis> {
+          if (plan->skip.contains(k)) return std::nullopt;
+          const auto it = plan->cutoff.find(k.export_id);
+          if (it == plan->cutoff.end()) return std::nullopt;  // no export of its space (yet)
+          if (plan->forced.contains(k)) return cache::kNever;
+          return it->second;
+        },
+        room, settings_.extent_bytes);
+  };
+  auto taking = datacache::on_pool(pool_, std::move(take));
+  std::vector<cache::DirtyExtent> taken = co_await std::move(taking);
+  if (taken.empty()) co_return;
+  // One flush per file, its extents in offset order (as taken).
+  std::map<cache::ObjectKey, std::vector<cache::DirtyExtent>, bool (*)(const cache::ObjectKey&, const cache::ObjectKey&)>
+      by_file(key_less);
+  for (auto& e : taken) by_file[e.file].push_back(std::move(e));
+  for (auto& [k, extents] : by_file) {
+    std::uint64_t bytes = 0;
+    for (const auto& e : extents) bytes += e.data.size();
+    {
+      std::lock_guard lock(mu_);
+      in_flight_.insert(k);
+      bytes_in_flight_ += bytes;
+    }
+    asio::co_spawn(asio::make_strand(io_), flush_one(k, std::move(extents)), asio::detached);
+  }
+}
+
+Awaitable<std::uint32_t> Flusher::wtmax_of(std::uint32_t space, Nfs3Program& via, const nfs3::FileHandle& fh) {
+  {
+    std::lock_guard lock(mu_);
+    if (auto it = spaces_.find(space); it != spaces_.end() && it->second.wtmax > 0) co_return it->second.wtmax;
+  }
+  CallContext ctx = flush_context(cache::Writer{}, space);
+  nfs3::FsinfoArgs a{fh};
+  const nfs3::FsinfoRes r = co_await via.fsinfo(ctx, std::move(a));
+  // 64 KiB when the origin does not say (every NFSv3 server takes that much).
+  std::uint32_t wtmax = r.status == Status::Ok && r.wtmax > 0 ? r.wtmax : 64u << 10;
+  wtmax = std::min<std::uint32_t>(wtmax, static_cast<std::uint32_t>(settings_.extent_bytes));
+  if (r.status == Status::Ok) {
+    std::lock_guard lock(mu_);
+    spaces_[space].wtmax = wtmax;
+  }
+  co_return wtmax;
+}
+
+Awaitable<void> Flusher::untake(std::vector<cache::DirtyExtent> extents) {
+  auto job = datacache::on_pool(pool_, [this, ex = std::move(extents)] {
+    for (const auto& e : ex) files_.log().untake(e);
+  });
+  co_await std::move(job);
+}
+
+Awaitable<void> Flusher::flush_one(cache::ObjectKey k, std::vector<cache::DirtyExtent> extents) {
+  std::uint64_t bytes = 0;
+  for (const auto& e : extents) bytes += e.data.size();
+  Nfs3Program* via = nullptr;
+  {
+    std::lock_guard lock(mu_);
+    if (auto it = spaces_.find(k.export_id); it != spaces_.end()) via = it->second.via;
+  }
+  WriteBackMeters& m = files_.meters();
+  bool ok = false;
+  try {
+    if (via == nullptr) throw std::runtime_error("no export of the file's origin");
+    const std::uint32_t wtmax = co_await wtmax_of(k.export_id, *via, k.fh);
+    // The WRITEs: each extent in pieces of at most wtmax, in offset order, at most
+    // writes_per_file in flight.
+    struct Piece {
+      const cache::DirtyExtent* e;
+      std::uint64_t from, to;  // within e->data
+    };
+    std::vector<Piece> pieces;
+    for (const auto& e : extents)
+      for (std::uint64_t at = 0; at < e.data.size(); at += wtmax)
+        pieces.push_back({&e, at, std::min<std::uint64_t>(e.data.size(), at + wtmax)});
+
+    const std::optional<nfs3::WccAttr> seen = files_.origin_seen(k);
+    bool stale = false, failed = false, conflict = false;
+    std::vector<nfs3::WriteVerf> verfs;
+    std::size_t next = 0;
+    auto ex = co_await asio::this_coro::executor;
+    Children children(ex);
+    auto send = [&](std::size_t i) -> Awaitable<void> {
+      const Piece& p = pieces[i];
+      CallContext ctx = flush_context(p.e->writer, k.export_id);
+      nfs3::WriteArgs w;
+      w.file = k.fh;
+      w.offset = p.e->offset + p.from;
+      w.count = static_cast<std::uint32_t>(p.to - p.from);
+      w.stable = nfs3::StableHow::Unstable;
+      w.data.assign(p.e->data.begin() + static_cast<std::ptrdiff_t>(p.from),
+                    p.e->data.begin() + static_cast<std::ptrdiff_t>(p.to));
+      const nfs3::WriteRes r = co_await via->write(ctx, std::move(w));
+      WriteBackMeters::add(m.flush_writes);
+      if (r.status == Status::Stale && !r.gateway_status) {
+        stale = true;
+      } else if (r.status != Status::Ok || r.count != p.to - p.from) {
+        failed = true;
+        if (!r.gateway_status)
+          spdlog::debug("write-back: WRITE of {} bytes at {} of file {}: {}", p.to - p.from, w.offset,
+                        hex_of(k.fh), nfs3::status_name(r.status));
+      } else {
+        verfs.push_back(r.verf);
+        if (i == 0 && seen && r.file_wcc.before && !(*r.file_wcc.before == *seen)) conflict = true;
+      }
+    };
+    // The first WRITE alone (its pre-op attributes tell a conflict), then the rest
+    // in a window.
+    if (!pieces.empty()) co_await send(next++);
+    auto sender = [&]() -> Awaitable<void> {
+      while (!stale && !failed && next < pieces.size()) co_await send(next++);
+      children.one_done();
+    };
+    for (std::uint32_t i = 0; i < settings_.writes_per_file && next < pieces.size() && !stale && !failed; ++i) {
+      ++children.running;
+      asio::co_spawn(ex, sender(), asio::detached);
+    }
+    co_await children.all_done();
+
+    if (conflict) {
+      WriteBackMeters::add(m.conflicts);
+      spdlog::warn("write-back: file {} changed at the origin behind nfsgw before its flush (all writers of a "
+                   "write-back export must go through this nfsgw); nfsgw's bytes were written over it",
+                   hex_of(k.fh));
+    }
+    if (!stale && !failed) {
+      CallContext ctx = flush_context(extents.front().writer, k.export_id);
+      nfs3::CommitArgs c{k.fh, 0, 0};
+      const nfs3::CommitRes r = co_await via->commit(ctx, std::move(c));
+      WriteBackMeters::add(m.flush_commits);
+      if (r.status == Status::Stale && !r.gateway_status) {
+        stale = true;
+      } else if (r.status != Status::Ok) {
+        failed = true;
+      } else if (std::any_of(verfs.begin(), verfs.end(), [&](const auto& v) { return v != r.verf; })) {
+        // The origin restarted between the WRITEs and the COMMIT: what it took may
+        // be lost; everything is sent again, at once.
+        WriteBackMeters::add(m.verifier_changes);
+        spdlog::warn("write-back: the origin's write verifier changed during the flush of file {} (it "
+                     "restarted): sending its bytes again",
+                     hex_of(k.fh));
+        auto again = untake(std::move(extents));
+        co_await std::move(again);
+        WriteBackMeters::add(m.retries);
+        finished(k, bytes, true);  // no backoff: the origin is back
+        co_return;
+      } else {
+        if (r.file_wcc.after) files_.set_origin_seen(k, {r.file_wcc.after->size, r.file_wcc.after->mtime,
+                                                           r.file_wcc.after->ctime});
+        files_.cleaning(k);
+        auto clean = datacache::on_pool(pool_, [this, &extents] {
+          for (const auto& e : extents) files_.log().cleaned(e);
+        });
+        co_await std::move(clean);
+        WriteBackMeters::add(m.flushed_bytes, bytes);
+        if (files_.settle(k)) WriteBackMeters::add(m.flushed_files);
+        ok = true;
+      }
+    }
+    if (stale) {
+      spdlog::warn("write-back: file {} is gone at the origin (STALE): its {} dirty bytes are dropped",
+                   hex_of(k.fh), bytes);
+      auto drop = datacache::on_pool(pool_, [this, k] { files_.log().drop(k); });
+      co_await std::move(drop);
+      files_.forget(k);
+      WriteBackMeters::add(m.stale_dropped);
+      ok = true;
+    }
+  } catch (const std::exception& e) {
+    spdlog::error("write-back: flush of file {} failed: {}", hex_of(k.fh), e.what());
+  }
+  if (!ok) {
+    try {
+      auto again = untake(std::move(extents));
+      co_await std::move(again);
+    } catch (const std::exception& e) {
+      spdlog::error("write-back: cannot give back the extents of file {}: {}", hex_of(k.fh), e.what());
+    }
+    WriteBackMeters::add(m.retries);
+  }
+  finished(k, bytes, ok);
+}
+
+void Flusher::finished(const cache::ObjectKey& k, std::uint64_t bytes, bool ok) {
+  {
+    std::lock_guard lock(mu_);
+    in_flight_.erase(k);
+    bytes_in_flight_ -= std::min(bytes_in_flight_, bytes);
+    if (ok) {
+      state_.erase(k);
+    } else {
+      FileState& st = state_[k];
+      st.backoff = st.backoff == 0 ? settings_.retry_first_ms : std::min(st.backoff * 2, settings_.retry_max_ms);
+      st.retry_at = clock_.now_ms() + st.backoff;
+      ++st.failures;
+    }
+  }
+  wake();
+}
+
+std::uint64_t Flusher::failures(const cache::ObjectKey& k) {
+  std::lock_guard lock(mu_);
+  const auto it = state_.find(k);
+  return it == state_.end() ? 0 : it->second.failures;
+}
+
+Awaitable<bool> Flusher::flush_file(const cache::ObjectKey& k) {
+  const std::uint64_t failed_before = failures(k);
+  {
+    std::lock_guard lock(mu_);
+    ++forced_files_[k];
+    // Asked for by a client's call: no waiting for a backoff.
+    if (auto it = state_.find(k); it != state_.end()) it->second.retry_at = 0;
+  }
+  wake();
+  asio::steady_timer t(co_await asio::this_coro::executor);
+  bool clean = false;
+  while (!stopped_) {
+    if (!files_.has(k)) {
+      clean = true;
+      break;
+    }
+    if (failures(k) != failed_before) break;
+    t.expires_after(std::chrono::milliseconds(10));
+    boost::system::error_code ec;
+    co_await t.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+  }
+  {
+    std::lock_guard lock(mu_);
+    if (auto it = forced_files_.find(k); it != forced_files_.end() && --it->second == 0) forced_files_.erase(it);
+  }
+  co_return clean;
+}
+
+void Flusher::flush_all(std::optional<std::uint32_t> space, std::shared_ptr<FlushProgress> progress,
+                        std::function<void(FlushOutcome)> done) {
+  const std::uint64_t key = space ? *space : kAll;
+  const cache::Millis started = clock_.now_ms();
+  // The files dirty now in the scope: the flush ends once none of them has a byte
+  // written before it started.
+  std::vector<cache::ObjectKey> scope;
+  for (const auto& k : files_.files())
+    if (!space || k.export_id == *space) scope.push_back(k);
+  {
+    std::lock_guard lock(mu_);
+    ++forced_spaces_[key];
+    for (const auto& k : scope)
+      if (auto it = state_.find(k); it != state_.end()) it->second.retry_at = 0;
+  }
+  wake();
+  asio::co_spawn(asio::make_strand(io_),
+                 watch_flush(key, started, std::move(scope), std::move(progress), std::move(done)), asio::detached);
+}
+
+Awaitable<void> Flusher::watch_flush(std::uint64_t key, cache::Millis started, std::vector<cache::ObjectKey> scope,
+                                     std::shared_ptr<FlushProgress> progress,
+                                     std::function<void(FlushOutcome)> done) {
+  asio::steady_timer t(co_await asio::this_coro::executor);
+  const std::uint64_t flushed_at_start = files_.meters().flushed_bytes.load();
+  bool ok = false;
+  while (true) {
+    std::uint64_t left = 0;
+    for (const auto& k : scope) {
+      const auto oldest = files_.log().oldest_written(k);
+      if (oldest && *oldest <= started) ++left;
+    }
+    progress->files_left = left;
+    progress->bytes_left = files_.log().usage().dirty_bytes;
+    progress->bytes_flushed = files_.meters().flushed_bytes.load() - flushed_at_start;
+    if (left == 0) {
+      ok = true;
+      break;
+    }
+    if (stopped_) break;
+    t.expires_after(std::chrono::milliseconds(100));
+    boost::system::error_code ec;
+    co_await t.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+  }
+  {
+    std::lock_guard lock(mu_);
+    if (auto it = forced_spaces_.find(key); it != forced_spaces_.end() && --it->second == 0)
+      forced_spaces_.erase(it);
+  }
+  FlushOutcome out;
+  out.ok = ok;
+  out.message = ok ? "flushed: " + std::to_string(progress->bytes_flushed.load()) +
+                         " bytes committed at the origin"
+                   : "nfsgw is stopping: the flush did not finish (the dirty data is kept and flushed after "
+                     "the next start)";
+  done(std::move(out));
+}
+
+}  // namespace nfsgw::writeback

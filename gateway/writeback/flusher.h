@@ -1,0 +1,137 @@
+// The flusher: sends the dirty log's bytes to the origin and cleans them once the
+// origin has committed them. One per nfsgw, over every cache space.
+//
+// A pass (every `tick`, and at once when woken) takes the due bytes from the log:
+// those written at least the space's write_back_delay ago, all of them for a file
+// a flush was asked for (`nfsgw flush`, a write-through export's WRITE or a
+// SETATTR of a dirty file) or while the log's budget is full. A file already
+// being flushed, or waiting after a failed attempt, is left alone, so each file's
+// flushes follow each other in order and never overlap.
+//
+// Each file's taken extents go through the metadata cache of an export of its
+// space (set_space), so that the metadata cache learns the origin's attributes
+// from the replies, with the credentials of the extent's writer:
+//   - UNSTABLE WRITEs of at most the origin's wtmax (FSINFO), several in flight;
+//   - then one COMMIT. Only when every WRITE's verifier equals the COMMIT's are the
+//     extents cleaned (the log keeps bytes written again since they were taken).
+//     Otherwise (the origin restarted between them) they are untaken and sent
+//     again in the next pass.
+//   - STALE: the file is gone at the origin; its bytes are dropped from the log.
+//   - Any other failure (JUKEBOX, an unreachable origin, an error): untaken and
+//     tried again after a delay that doubles from 1 s to 30 s, counted.
+//   - The first WRITE's pre-op attributes differing from what nfsgw last saw of
+//     the origin is a conflict: the origin's copy changed behind nfsgw's back.
+//     nfsgw's bytes still win; the conflict is counted and logged.
+// Once a file has no dirty byte left (DirtyFiles::settle), its snapshot goes and
+// clients see the origin's attributes again.
+#pragma once
+
+#include <utility>  // before Asio (Boost 1.74 under C++20)
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include "cache/clock.h"
+#include "cache/disk_pool.h"
+#include "gateway/nfs3_program.h"
+#include "gateway/writeback/dirty_files.h"
+#include "gateway/writeback/write_back_types.h"
+
+namespace nfsgw::writeback {
+
+struct FlusherSettings {
+  std::chrono::milliseconds tick{200};
+  /// Taken from the log and not yet cleaned, at most.
+  std::uint64_t bytes_in_flight = 256ull << 20;
+  /// One extent taken, at most (split again at the origin's wtmax).
+  std::uint64_t extent_bytes = 1ull << 20;
+  /// WRITEs of one file in flight, at most.
+  std::uint32_t writes_per_file = 8;
+  cache::Millis retry_first_ms = 1000, retry_max_ms = 30000;
+};
+
+class Flusher {
+ public:
+  /// `pool` runs the log's calls; all references must outlive this, and the
+  /// io_context must have stopped (and drained) before it is destroyed.
+  Flusher(boost::asio::io_context& io, DirtyFiles& files, cache::DiskPool& pool, const cache::Clock& clock,
+          FlusherSettings settings = {});
+
+  /// The files of `space` are sent through `via` (the metadata cache of one of its
+  /// exports) once written `delay` ago. A reload calls it again. Thread-safe.
+  void set_space(std::uint32_t space, Nfs3Program* via, cache::Millis delay);
+  void start();
+  /// No new pass starts; flushes in flight end with their calls.
+  void stop();
+
+  /// Flushes the file's dirty bytes now, whatever the delay; true once it has none,
+  /// false when an attempt failed (the origin did not take them) or nfsgw stops.
+  Awaitable<bool> flush_file(const cache::ObjectKey& k);
+  /// `nfsgw flush`: every file of `space` (nullopt: of every space) dirty now,
+  /// until each has no byte written before the call left. Returns at once; `done`
+  /// is called once, from any thread. Waits through origin outages (as a hard
+  /// mount does); ends early, not ok, when nfsgw stops.
+  void flush_all(std::optional<std::uint32_t> space, std::shared_ptr<FlushProgress> progress,
+                 std::function<void(FlushOutcome)> done);
+  /// The budget is full: every dirty byte is due now, until the log is half empty.
+  void urgent();
+
+ private:
+  struct Space {
+    Nfs3Program* via = nullptr;
+    cache::Millis delay = 0;
+    std::uint32_t wtmax = 0;  // 0 until FSINFO answered
+  };
+  struct FileState {
+    cache::Millis retry_at = 0;
+    cache::Millis backoff = 0;
+    std::uint64_t failures = 0;  // attempts that failed
+  };
+
+  Awaitable<void> run();
+  Awaitable<void> pass();
+  Awaitable<void> flush_one(cache::ObjectKey k, std::vector<cache::DirtyExtent> extents);
+  Awaitable<std::uint32_t> wtmax_of(std::uint32_t space, Nfs3Program& via, const nfs3::FileHandle& fh);
+  /// An attempt ended; `ok` false: tried again after the backoff.
+  void finished(const cache::ObjectKey& k, std::uint64_t bytes, bool ok);
+  /// flush_all()'s wait, progress and answer.
+  Awaitable<void> watch_flush(std::uint64_t key, cache::Millis started, std::vector<cache::ObjectKey> scope,
+                              std::shared_ptr<FlushProgress> progress, std::function<void(FlushOutcome)> done);
+  Awaitable<void> untake(std::vector<cache::DirtyExtent> extents);
+  void wake();
+  bool forced_locked(const cache::ObjectKey& k) const;
+  std::uint64_t failures(const cache::ObjectKey& k);
+
+  boost::asio::io_context& io_;
+  DirtyFiles& files_;
+  cache::DiskPool& pool_;
+  const cache::Clock& clock_;
+  FlusherSettings settings_;
+  boost::asio::steady_timer timer_;
+
+  mutable std::mutex mu_;
+  std::map<std::uint32_t, Space> spaces_;
+  std::map<cache::ObjectKey, FileState, bool (*)(const cache::ObjectKey&, const cache::ObjectKey&)> state_;
+  std::set<cache::ObjectKey, bool (*)(const cache::ObjectKey&, const cache::ObjectKey&)> in_flight_;
+  /// Files asked for by flush_file(), with how many callers wait; spaces asked for
+  /// by flush_all() (kAll: every space), with how many flushes.
+  std::map<cache::ObjectKey, std::uint32_t, bool (*)(const cache::ObjectKey&, const cache::ObjectKey&)> forced_files_;
+  std::map<std::uint64_t, std::uint32_t> forced_spaces_;
+  static constexpr std::uint64_t kAll = 1ull << 32;
+  bool urgent_ = false;
+  std::uint64_t bytes_in_flight_ = 0;
+  std::atomic<bool> stopped_{false};
+  bool running_ = false;
+};
+
+}  // namespace nfsgw::writeback
