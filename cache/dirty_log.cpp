@@ -50,17 +50,19 @@ void DirtyLog::start_segment_locked(std::uint64_t n) {
   current_ = n;
 }
 
+void DirtyLog::rotate_locked() {
+  // Only the newest segment may end torn: this one is made durable before the
+  // next one exists, and with it every record so far.
+  files_.sync(current_);
+  ++counters_.syncs;
+  synced_seq_ = next_seq_ - 1;
+  start_segment_locked(current_ + 1);
+  drop_dead_segments_locked();
+}
+
 std::pair<std::uint64_t, std::uint64_t> DirtyLog::append_locked(const std::string& frame) {
   SegmentUse& cur = segments_[current_];
-  if (cur.size > 0 && cur.size + frame.size() > options_.segment_bytes) {
-    // Only the newest segment may end torn: this one is made durable before the
-    // next one exists, and with it every record so far.
-    files_.sync(current_);
-    ++counters_.syncs;
-    synced_seq_ = next_seq_ - 1;
-    start_segment_locked(current_ + 1);
-    drop_dead_segments_locked();
-  }
+  if (cur.size > 0 && cur.size + frame.size() > options_.segment_bytes) rotate_locked();
   const std::uint64_t at = files_.append(current_, frame);
   log_bytes_ += at + frame.size() - segments_[current_].size;
   segments_[current_].size = at + frame.size();
@@ -71,7 +73,14 @@ std::optional<DirtyLog::Placed> DirtyLog::log_locked(DirtyRecord& r, bool may_re
   r.seq = next_seq_;
   std::string frame;
   encode_dirty_record(r, frame);
-  if (may_refuse && log_bytes_ + frame.size() > options_.budget_bytes) return std::nullopt;
+  if (may_refuse && log_bytes_ + frame.size() > options_.budget_bytes) {
+    // A current segment whose bytes are all clean counts until the log moves past
+    // it: it moves now, and the dead segments go.
+    const SegmentUse& cur = segments_[current_];
+    if (cur.size == 0 || cur.live > 0) return std::nullopt;
+    rotate_locked();
+    if (log_bytes_ + frame.size() > options_.budget_bytes) return std::nullopt;
+  }
   const auto [segment, at] = append_locked(frame);
   ++next_seq_;  // only once the record is in the log
   return Placed{segment, at, r.seq};

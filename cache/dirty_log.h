@@ -201,6 +201,8 @@ class DirtyLog {
   /// the budget has no room for it (then nothing is logged or numbered). mu_ held.
   std::optional<Placed> log_locked(DirtyRecord& r, bool may_refuse);
   void start_segment_locked(std::uint64_t n);
+  /// Syncs the current segment and starts the next; the dead ones go. mu_ held.
+  void rotate_locked();
   /// Waits until every record up to `seq` is durable (one caller syncs for all).
   void sync_through(std::uint64_t seq, std::unique_lock<std::mutex>& lock);
   /// Cuts [from, to) out of the file's pieces (live bytes of their segments go).

@@ -106,12 +106,16 @@ void Flusher::wake() {
 }
 
 void Flusher::urgent() {
+  const cache::Millis now = clock_.now_ms();
+  bool tell = false;
   {
     std::lock_guard lock(mu_);
-    if (urgent_) return;
-    urgent_ = true;
+    // Logged once a minute at most while the log stays full.
+    tell = now - urgent_told_ >= 60'000;
+    if (tell) urgent_told_ = now;
+    urgent_before_ = std::max(urgent_before_, now);
   }
-  spdlog::info("write-back: the dirty log's budget is full: flushing everything now");
+  if (tell) spdlog::info("write-back: the dirty log's budget is full: flushing everything written so far now");
   wake();
 }
 
@@ -129,11 +133,6 @@ Awaitable<void> Flusher::run() {
   }
 }
 
-bool Flusher::forced_locked(const cache::ObjectKey& k) const {
-  return urgent_ || forced_files_.contains(k) || forced_spaces_.contains(kAll) ||
-         forced_spaces_.contains(k.export_id);
-}
-
 Awaitable<void> Flusher::pass() {
   if (!files_.any()) co_return;
   const cache::Millis now = clock_.now_ms();
@@ -148,16 +147,13 @@ Awaitable<void> Flusher::pass() {
   std::uint64_t room = 0;
   {
     std::lock_guard lock(mu_);
-    if (urgent_) {
-      const cache::DirtyUsage u = files_.log().usage();
-      if (u.log_bytes * 2 < u.budget) urgent_ = false;
-    }
     if (bytes_in_flight_ >= settings_.bytes_in_flight) co_return;
     room = settings_.bytes_in_flight - bytes_in_flight_;
     for (const auto& [space, s] : spaces_) {
       if (s.via == nullptr) continue;
-      const bool all = urgent_ || forced_spaces_.contains(kAll) || forced_spaces_.contains(space);
-      plan->cutoff[space] = all ? cache::kNever : (now > s.delay ? now - s.delay : 0);
+      const bool all = forced_spaces_.contains(kAll) || forced_spaces_.contains(space);
+      // Due: written the space's delay ago, or before the log was last full.
+      plan->cutoff[space] = all ? cache::kNever : std::max(now - s.delay, urgent_before_);
     }
     for (const auto& k : in_flight_) plan->skip.insert(k);
     for (const auto& [k, st] : state_)

@@ -83,7 +83,7 @@ class Flusher {
   /// mount does); ends early, not ok, when nfsgw stops.
   void flush_all(std::optional<std::uint32_t> space, std::shared_ptr<FlushProgress> progress,
                  std::function<void(FlushOutcome)> done);
-  /// The budget is full: every dirty byte is due now, until the log is half empty.
+  /// The budget is full: every byte written until now is due now.
   void urgent();
 
  private:
@@ -109,7 +109,6 @@ class Flusher {
                               std::shared_ptr<FlushProgress> progress, std::function<void(FlushOutcome)> done);
   Awaitable<void> untake(std::vector<cache::DirtyExtent> extents);
   void wake();
-  bool forced_locked(const cache::ObjectKey& k) const;
   std::uint64_t failures(const cache::ObjectKey& k);
 
   boost::asio::io_context& io_;
@@ -128,7 +127,9 @@ class Flusher {
   std::map<cache::ObjectKey, std::uint32_t, bool (*)(const cache::ObjectKey&, const cache::ObjectKey&)> forced_files_;
   std::map<std::uint64_t, std::uint32_t> forced_spaces_;
   static constexpr std::uint64_t kAll = 1ull << 32;
-  bool urgent_ = false;
+  /// Bytes written before it are due (the log was full then).
+  cache::Millis urgent_before_ = 0;
+  cache::Millis urgent_told_ = -60'000;
   std::uint64_t bytes_in_flight_ = 0;
   std::atomic<bool> stopped_{false};
   bool running_ = false;

@@ -464,6 +464,19 @@ TEST(DirtyLog, AFullBudgetRefusesWritesUntilCleaningFreesRoom) {
   EXPECT_NE(before, clean(before.size()));  // positive control: they were dirty
 }
 
+TEST(DirtyLog, ACleanedCurrentSegmentMakesRoomWhenTheBudgetIsFull) {
+  MemoryLogFiles files;
+  auto log = DirtyLog::open(files, small_segments(1 << 20, 3000));  // one segment would hold everything
+  const ObjectKey f = file_key(1);
+  ASSERT_EQ(log->write(f, 0, bytes(1, 0, 2000), writer(), false), DirtyLog::Appended::Ok);
+  EXPECT_EQ(log->write(f, 2000, bytes(2, 2000, 2000), writer(), false), DirtyLog::Appended::Full);
+  for (const auto& e : log->take(kNever, 1 << 20, 1 << 20)) log->cleaned(e);
+  // Every byte of the current segment is clean: it is left for a new one.
+  EXPECT_EQ(log->write(f, 2000, bytes(2, 2000, 2000), writer(), false), DirtyLog::Appended::Ok);
+  EXPECT_LE(log->usage().log_bytes, 3000u);
+  EXPECT_EQ(dirty_view(*log, f, 4000), clean(2000) + bytes(2, 2000, 2000));
+}
+
 TEST(DirtyLog, ADiskErrorLosesNothingAcknowledged) {
   MemoryLogFiles files;
   const ObjectKey f = file_key(1);

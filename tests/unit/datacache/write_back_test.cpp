@@ -1,0 +1,385 @@
+// The write-back layer (gateway/writeback/) over FakeFiles as the layer below,
+// with a dirty log on MemoryLogFiles (power losses and failing disks), a
+// ManualClock for the delay and the flusher's backoff, and the flusher running on
+// the io_context the test pumps.
+#include <utility>  // before Asio (Boost 1.74 under C++20)
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/use_future.hpp>
+#include <gtest/gtest.h>
+
+#include "cache/clock.h"
+#include "cache/disk_pool.h"
+#include "cache/dirty_log.h"
+#include "cache/log_files.h"
+#include "gateway/writeback/dirty_files.h"
+#include "gateway/writeback/flusher.h"
+#include "gateway/writeback/write_back.h"
+#include "tests/unit/datacache/fake_files.h"
+#include "tests/unit/support/layer_calls.h"
+
+namespace nfsgw::writeback::write_back_test {
+
+using namespace std::chrono_literals;
+using datacache::test::FakeFiles;
+using nfs3::Proc;
+using nfs3::Status;
+using nfsgw::test::as;
+using nfsgw::test::invoke;
+
+constexpr std::uint32_t kSpace = 9;
+constexpr cache::Millis kDelay = 30'000;
+
+std::string text_of(const nfs3::ReadRes& r) { return {r.data.begin(), r.data.end()}; }
+
+class WriteBackTest : public ::testing::Test {
+ protected:
+  WriteBackTest() { open(); }
+  ~WriteBackTest() override { close(); }
+
+  void open(std::uint64_t budget = 1 << 20, std::uint64_t segment = 16 << 10) {
+    cache::DirtyLogOptions o;
+    o.budget_bytes = budget;
+    o.segment_bytes = segment;
+    o.clock = &clock;
+    log = cache::DirtyLog::open(segments, o);
+    dirty = std::make_unique<DirtyFiles>(*log, clock);
+    dirty->load_from_log();
+    FlusherSettings fs;
+    fs.tick = 2ms;
+    fs.extent_bytes = 4096;
+    flusher = std::make_unique<Flusher>(io, *dirty, pool, clock, fs);
+    flusher->set_space(kSpace, &origin, kDelay);
+    WriteBackSettings ws;
+    ws.budget_wait = 100ms;
+    back = std::make_unique<WriteBack>(origin, *dirty, *flusher, pool, kSpace, true, ws);
+    through = std::make_unique<WriteBack>(origin, *dirty, *flusher, pool, kSpace, false, ws);
+    flusher->start();
+  }
+  /// Stops the flusher and lets what it started end (the layers first).
+  void close() {
+    if (!flusher) return;
+    for (std::uint32_t p = 0; p < nfs3::kProcCount; ++p) origin.release(static_cast<Proc>(p));
+    flusher->stop();
+    for (int i = 0; i < 200; ++i) {
+      io.restart();
+      io.run_for(1ms);
+    }
+    back.reset();
+    through.reset();
+    flusher.reset();
+    dirty.reset();
+    log.reset();
+  }
+  /// A restart of nfsgw after a power loss of its machine.
+  void power_loss_restart() {
+    close();
+    segments.power_loss(cache::MemoryLogFiles::Loss::All);
+    open();
+  }
+
+  template <typename T>
+  T run(Awaitable<T> a) {
+    auto f = boost::asio::co_spawn(io, std::move(a), boost::asio::use_future);
+    nfsgw::test::pump_until_ready(io, f);
+    return f.get();
+  }
+  template <typename Pred>
+  void pump_until(Pred done) {
+    nfsgw::test::pump_until(io, done);
+  }
+  /// Lets the flusher run a few passes.
+  void pump_passes() {
+    for (int i = 0; i < 50; ++i) {
+      io.restart();
+      io.run_for(1ms);
+    }
+  }
+
+  nfs3::WriteRes write(WriteBack& layer, const nfs3::FileHandle& fh, std::uint64_t offset, const std::string& data,
+                       nfs3::StableHow stable = nfs3::StableHow::FileSync) {
+    nfs3::WriteArgs a;
+    a.file = fh;
+    a.offset = offset;
+    a.count = static_cast<std::uint32_t>(data.size());
+    a.stable = stable;
+    a.data.assign(data.begin(), data.end());
+    return run(invoke(layer, &Nfs3Program::write, as(1000), std::move(a)));
+  }
+  nfs3::ReadRes read(WriteBack& layer, const nfs3::FileHandle& fh, std::uint64_t offset, std::uint32_t count) {
+    return run(invoke(layer, &Nfs3Program::read, as(1000), nfs3::ReadArgs{fh, offset, count}));
+  }
+  nfs3::GetattrRes getattr(WriteBack& layer, const nfs3::FileHandle& fh) {
+    return run(invoke(layer, &Nfs3Program::getattr, as(1000), nfs3::GetattrArgs{fh}));
+  }
+  nfs3::CommitRes commit(WriteBack& layer, const nfs3::FileHandle& fh) {
+    return run(invoke(layer, &Nfs3Program::commit, as(1000), nfs3::CommitArgs{fh, 0, 0}));
+  }
+  nfs3::SetattrRes truncate(WriteBack& layer, const nfs3::FileHandle& fh, std::uint64_t size) {
+    nfs3::SetattrArgs a;
+    a.object = fh;
+    a.new_attributes.size = size;
+    return run(invoke(layer, &Nfs3Program::setattr, as(1000), std::move(a)));
+  }
+  cache::ObjectKey key(const nfs3::FileHandle& fh) const { return {kSpace, fh}; }
+  bool is_dirty(const nfs3::FileHandle& fh) const { return dirty->has(key(fh)); }
+  /// Lets the delay pass and waits until the file is clean.
+  void flush_by_delay(const nfs3::FileHandle& fh) {
+    clock.advance(kDelay + 1);
+    pump_until([&] { return !is_dirty(fh); });
+  }
+  nfs3::WriteVerf log_verifier() const {
+    nfs3::WriteVerf v{};
+    const std::uint64_t n = log->write_verifier();
+    std::memcpy(v.data(), &n, sizeof n);
+    return v;
+  }
+
+  // Destroyed last: coroutine frames still queued in it are freed after the rest.
+  boost::asio::io_context io;
+  cache::ManualClock clock;
+  cache::DiskPool pool{2};
+  cache::MemoryLogFiles segments;
+  FakeFiles origin;
+  std::unique_ptr<cache::DirtyLog> log;
+  std::unique_ptr<DirtyFiles> dirty;
+  std::unique_ptr<Flusher> flusher;
+  std::unique_ptr<WriteBack> back, through;
+};
+
+TEST_F(WriteBackTest, AStableWriteIsAnsweredFromTheLogAndSeenAtOnceThroughEveryExport) {
+  const auto fh = origin.add_file("hello world");
+  const nfs3::Fattr was = origin.attributes(fh);
+  const nfs3::WriteRes w = write(*back, fh, 6, "THERE!!");
+  ASSERT_EQ(w.status, Status::Ok);
+  EXPECT_FALSE(w.gateway_status);
+  EXPECT_EQ(w.count, 7u);
+  EXPECT_EQ(w.committed, nfs3::StableHow::FileSync);
+  EXPECT_EQ(w.verf, log_verifier());
+  EXPECT_EQ(origin.calls(Proc::Write), 0u);
+  ASSERT_TRUE(w.file_wcc.before && w.file_wcc.after);
+  EXPECT_EQ(w.file_wcc.before->size, 11u);
+  EXPECT_EQ(w.file_wcc.after->size, 13u);
+  EXPECT_NE(w.file_wcc.after->mtime, was.mtime);
+
+  // The other export (write-through) shows the same bytes and attributes.
+  for (WriteBack* layer : {back.get(), through.get()}) {
+    const nfs3::GetattrRes a = getattr(*layer, fh);
+    ASSERT_EQ(a.status, Status::Ok);
+    EXPECT_EQ(a.attributes.size, 13u);
+    EXPECT_EQ(a.attributes.mtime, w.file_wcc.after->mtime);
+    const nfs3::ReadRes r = read(*layer, fh, 0, 100);
+    ASSERT_EQ(r.status, Status::Ok);
+    EXPECT_EQ(text_of(r), "hello THERE!!");
+    EXPECT_TRUE(r.eof);
+    ASSERT_TRUE(r.file_attributes);
+    EXPECT_EQ(r.file_attributes->size, 13u);
+  }
+  EXPECT_EQ(origin.data(fh), "hello world");
+  EXPECT_EQ(dirty->counts().writes_absorbed, 1u);
+}
+
+TEST_F(WriteBackTest, EachWriteMovesTheTimesForward) {
+  const auto fh = origin.add_file("0123456789");
+  const nfs3::WriteRes a = write(*back, fh, 0, "a");
+  const nfs3::WriteRes b = write(*back, fh, 1, "b");  // same millisecond of the manual clock
+  ASSERT_TRUE(a.file_wcc.after && b.file_wcc.before && b.file_wcc.after);
+  EXPECT_EQ(b.file_wcc.before->mtime, a.file_wcc.after->mtime);
+  EXPECT_NE(b.file_wcc.after->mtime, a.file_wcc.after->mtime);
+  EXPECT_EQ(b.file_wcc.after->size, 10u);
+}
+
+TEST_F(WriteBackTest, ARangeHeldWhollyInTheLogIsReadWithoutTheOrigin) {
+  const auto fh = origin.add_file(std::string(100, 'o'));
+  write(*back, fh, 10, std::string(20, 'd'));
+  origin.reset_calls();
+  const nfs3::ReadRes r = read(*back, fh, 12, 10);
+  ASSERT_EQ(r.status, Status::Ok);
+  EXPECT_EQ(text_of(r), std::string(10, 'd'));
+  EXPECT_FALSE(r.eof);
+  EXPECT_EQ(origin.calls(Proc::Read), 0u);
+  // A range that is only partly dirty asks the origin for the rest.
+  EXPECT_EQ(text_of(read(*back, fh, 5, 10)), "oooooddddd");
+  EXPECT_EQ(origin.calls(Proc::Read), 1u);
+}
+
+TEST_F(WriteBackTest, AStableWriteSurvivesAPowerLossAndAnUnstableOneOnceCommitted) {
+  const auto fh = origin.add_file(std::string(20, '.'));
+  write(*back, fh, 0, "stable", nfs3::StableHow::FileSync);
+  write(*back, fh, 10, "unstable", nfs3::StableHow::Unstable);
+  const nfs3::WriteVerf before = log_verifier();
+  power_loss_restart();
+  // The unstable write may be lost, so the verifier changed: the client resends it.
+  EXPECT_NE(log_verifier(), before);
+  EXPECT_TRUE(is_dirty(fh));
+  EXPECT_EQ(text_of(read(*back, fh, 0, 6)), "stable");
+
+  write(*back, fh, 10, "unstable", nfs3::StableHow::Unstable);
+  const nfs3::CommitRes c = commit(*back, fh);
+  ASSERT_EQ(c.status, Status::Ok);
+  EXPECT_EQ(c.verf, log_verifier());
+  power_loss_restart();
+  EXPECT_EQ(text_of(read(*back, fh, 0, 20)), "stable....unstable..");
+  // And it reaches the origin.
+  flush_by_delay(fh);
+  EXPECT_EQ(origin.data(fh), "stable....unstable..");
+}
+
+TEST_F(WriteBackTest, TheFlushWaitsForTheDelayThenCommitsAndTheFileIsClean) {
+  const auto fh = origin.add_file("hello world");
+  write(*back, fh, 6, "THERE!!");
+  clock.advance(kDelay - 1000);
+  pump_passes();
+  EXPECT_EQ(origin.calls(Proc::Write), 0u);
+  EXPECT_TRUE(is_dirty(fh));
+  flush_by_delay(fh);
+  EXPECT_EQ(origin.data(fh), "hello THERE!!");
+  EXPECT_GE(origin.calls(Proc::Commit), 1u);
+  const WriteBackCounts c = dirty->counts();
+  EXPECT_EQ(c.flushed_files, 1u);
+  EXPECT_EQ(c.flushed_bytes, 7u);
+  EXPECT_EQ(c.dirty_bytes, 0u);
+  // Clean: attributes are the origin's again.
+  EXPECT_EQ(getattr(*back, fh).attributes, origin.attributes(fh));
+}
+
+TEST_F(WriteBackTest, AFlushThatMeetsAnOriginRestartSendsEverythingAgain) {
+  const auto fh = origin.add_file(std::string(10, '.'));
+  write(*back, fh, 0, "0123456789abcdef");
+  origin.hold(Proc::Write);
+  clock.advance(kDelay + 1);
+  pump_until([&] { return origin.held(Proc::Write) == 1; });
+  // The origin took the WRITE and restarts before the COMMIT: what it took is lost.
+  origin.restart(fh, std::string(10, '.'));
+  origin.release(Proc::Write);
+  pump_until([&] { return !is_dirty(fh); });
+  EXPECT_EQ(origin.data(fh), "0123456789abcdef");
+  EXPECT_EQ(dirty->counts().verifier_changes, 1u);
+}
+
+TEST_F(WriteBackTest, AFileGoneAtTheOriginHasItsBytesDropped) {
+  const auto fh = origin.add_file("abc");
+  write(*back, fh, 0, "xyz");
+  origin.fail(Proc::Write, 1, Status::Stale, false);
+  flush_by_delay(fh);
+  EXPECT_EQ(dirty->counts().stale_dropped, 1u);
+  EXPECT_EQ(log->dirty_end(key(fh)), std::nullopt);
+  EXPECT_EQ(origin.data(fh), "abc");
+}
+
+TEST_F(WriteBackTest, AFailedFlushIsTriedAgainAfterItsBackoff) {
+  const auto fh = origin.add_file("abc");
+  write(*back, fh, 0, "xyz");
+  origin.fail(Proc::Write, 1, Status::Jukebox, true);
+  clock.advance(kDelay + 1);
+  pump_until([&] { return dirty->counts().retries == 1; });
+  pump_passes();
+  EXPECT_TRUE(is_dirty(fh));
+  EXPECT_EQ(origin.data(fh), "abc");
+  clock.advance(1001);  // the first backoff
+  pump_until([&] { return !is_dirty(fh); });
+  EXPECT_EQ(origin.data(fh), "xyz");
+}
+
+TEST_F(WriteBackTest, AWriteThroughAnotherExportLandsAfterTheDirtyBytes) {
+  const auto fh = origin.add_file("xxxxxxxx");
+  write(*back, fh, 0, "AAAA");
+  const nfs3::WriteRes w = write(*through, fh, 2, "BB");
+  ASSERT_EQ(w.status, Status::Ok);
+  EXPECT_EQ(w.verf, origin.verifier());  // the origin's answer
+  EXPECT_FALSE(is_dirty(fh));
+  clock.advance(kDelay + 1);
+  pump_passes();
+  EXPECT_EQ(origin.data(fh), "AABBxxxx");
+}
+
+TEST_F(WriteBackTest, ASizeSetOnADirtyFileIsNeverUndoneByItsFlush) {
+  const auto fh = origin.add_file("0123456789");
+  write(*back, fh, 8, "ABCDEF");
+  const nfs3::SetattrRes s = truncate(*back, fh, 5);
+  ASSERT_EQ(s.status, Status::Ok);
+  clock.advance(kDelay + 1);
+  pump_passes();
+  EXPECT_EQ(origin.data(fh), "01234");
+  EXPECT_EQ(getattr(*back, fh).attributes.size, 5u);
+  EXPECT_FALSE(is_dirty(fh));
+}
+
+TEST_F(WriteBackTest, AStepAnswerIsNotGivenAgainOnceTheFileIsDirty) {
+  origin.answer_steps(true);
+  const auto fh = origin.add_file("abc");
+  const CallContext ctx = as(1000);
+  Now<nfs3::GetattrRes> n = back->getattr_now(ctx, nfs3::GetattrArgs{fh});
+  ASSERT_TRUE(n);
+  ASSERT_TRUE(n.basis.keepable());
+  EXPECT_TRUE(n.basis.still_holds());
+  write(*back, fh, 3, "d");
+  EXPECT_FALSE(n.basis.still_holds());
+  // A dirty file's steps pass (its coroutine answers from the snapshot).
+  EXPECT_FALSE(back->getattr_now(ctx, nfs3::GetattrArgs{fh}));
+  EXPECT_FALSE(through->access_now(ctx, nfs3::AccessArgs{fh, nfs3::access::Read}));
+  // Another file's answers still come at once.
+  const auto other = origin.add_file("zzz");
+  EXPECT_TRUE(back->getattr_now(ctx, nfs3::GetattrArgs{other}));
+}
+
+TEST_F(WriteBackTest, AFullLogAnswersJukeboxAfterItsWaitAndTakesWritesOnceFlushed) {
+  close();
+  open(/*budget=*/6 << 10, /*segment=*/1 << 10);
+  const auto fh = origin.add_file("");
+  origin.hold(Proc::Write);  // the flush cannot make room
+  ASSERT_EQ(write(*back, fh, 0, std::string(3000, 'a')).status, Status::Ok);
+  const nfs3::WriteRes full = write(*back, fh, 3000, std::string(4000, 'b'));
+  EXPECT_EQ(full.status, Status::Jukebox);
+  EXPECT_TRUE(full.gateway_status);
+  EXPECT_EQ(dirty->counts().budget_jukebox, 1u);
+  origin.release(Proc::Write);
+  pump_until([&] { return !is_dirty(fh); });  // urgent: no waiting for the delay
+  EXPECT_EQ(origin.data(fh), std::string(3000, 'a'));
+  EXPECT_EQ(write(*back, fh, 3000, std::string(4000, 'b')).status, Status::Ok);
+}
+
+TEST_F(WriteBackTest, ALogThatCannotBeWrittenAnswersJukeboxAndLosesNothingAcknowledged) {
+  const auto fh = origin.add_file("....");
+  ASSERT_EQ(write(*back, fh, 0, "ok").status, Status::Ok);
+  segments.fail_with(ENOSPC);
+  const nfs3::WriteRes w = write(*back, fh, 2, "no");
+  EXPECT_EQ(w.status, Status::Jukebox);
+  EXPECT_TRUE(w.gateway_status);
+  EXPECT_GE(dirty->counts().log_errors, 1u);
+  segments.fail_with(0);
+  EXPECT_EQ(text_of(read(*back, fh, 0, 4)), "ok..");
+  flush_by_delay(fh);
+  EXPECT_EQ(origin.data(fh), "ok..");
+}
+
+TEST_F(WriteBackTest, AWriteOfWhatIsNotARegularFileGoesToTheOrigin) {
+  const auto dir = origin.add_dir();
+  write(*back, dir, 0, "x");
+  EXPECT_EQ(origin.calls(Proc::Write), 1u);
+  EXPECT_FALSE(is_dirty(dir));
+}
+
+TEST_F(WriteBackTest, FlushAllEndsOnceEverythingDirtyBeforeItIsCommitted) {
+  const auto a = origin.add_file("aaaa"), b = origin.add_file("bbbb");
+  write(*back, a, 0, "AA");
+  write(*back, b, 0, "BB");
+  auto progress = std::make_shared<FlushProgress>();
+  std::optional<FlushOutcome> outcome;
+  flusher->flush_all(std::nullopt, progress, [&](FlushOutcome o) { outcome = std::move(o); });
+  pump_until([&] { return outcome.has_value(); });  // no delay waited for
+  EXPECT_TRUE(outcome->ok) << outcome->message;
+  EXPECT_EQ(origin.data(a), "AAaa");
+  EXPECT_EQ(origin.data(b), "BBbb");
+  EXPECT_EQ(progress->files_left.load(), 0u);
+  EXPECT_EQ(progress->bytes_flushed.load(), 4u);
+}
+
+}  // namespace nfsgw::writeback::write_back_test
