@@ -57,6 +57,12 @@ const SectionKeys<CacheConfig>& cache_keys() {
           CacheKinds::integer("data_max_gb", &CacheConfig::data_max_gb, 1, 65536,
                      "disk budget of the data cache (block files under `dir`/data), in GiB, shared by every "
                      "export; apart from `metadata_max_gb`: file data never evicts metadata"),
+          CacheKinds::integer("dirty_max_gb", &CacheConfig::dirty_max_gb, 1, 65536,
+                     "disk bound of the dirty log (`dir`/dirty): the writes that `writes = \"back\"` exports "
+                     "acknowledged and have not flushed to the origin yet, in GiB, shared by every export and "
+                     "apart from `data_max_gb` (eviction never touches dirty data). When it is full, the flush "
+                     "starts at once and new writes wait up to 10 s for room, then are answered "
+                     "`NFS3ERR_JUKEBOX` (the client retries); docs/operations.md, *Write-back*"),
           CacheKinds::text("secret_file", &CacheConfig::secret_file, "a non-empty path",
                   "the key for file handle MACs; see *Handle stability* below", check_secret_file)
               .defaults_to("`<dir>/secret`"),

@@ -80,6 +80,9 @@ struct CacheConfig {
   std::uint32_t block_kb = 1024;
   /// Disk budget of the data cache (block files under `dir`/data), in GiB, all exports.
   std::uint32_t data_max_gb = 16;
+  /// Bound of the dirty log (write-back exports' acknowledged, unflushed writes
+  /// under `dir`/dirty), in GiB, all exports; apart from data_max_gb.
+  std::uint32_t dirty_max_gb = 4;
   std::string secret_file;  // default: <dir>/secret
   /// Answer repeated calls from a per-thread memo of whole answers
   /// (gateway/rpc/answer_memo.h); off only for measurements.
@@ -93,6 +96,10 @@ struct CacheConfig {
 /// default and at most 600 s.
 inline constexpr std::chrono::milliseconds kMinOriginTimeout{1000};
 inline constexpr std::chrono::milliseconds kMaxOriginTimeout{600000};
+
+/// How an export's WRITEs reach the origin: at once (the client gets the origin's
+/// answer), or from nfsgw's dirty log after write_back_delay (gateway/writeback/).
+enum class Writes { Through, Back };
 
 struct ExportConfig {
   std::string path;  // what clients mount, starts with '/'
@@ -119,6 +126,10 @@ struct ExportConfig {
   bool data_cache = true;
   /// How far ahead of a sequential reader to fetch, in KiB; 0: no read-ahead.
   std::uint32_t readahead_kb = 4096;
+  Writes writes = Writes::Through;
+  /// Write-back: how long written data may stay only in nfsgw before its flush
+  /// to the origin starts.
+  std::chrono::milliseconds write_back_delay{30000};
   /// Stable id embedded in file handles: derived from `path`, so that reordering
   /// exports in the file does not invalidate clients' handles.
   std::uint32_t id = 0;

@@ -128,7 +128,12 @@ Key<ExportConfig> clients_key() {
 }
 
 /// The values derived from keys: the id clients' handles carry, the cache space.
-void derive_ids(const Input&, ExportConfig& e) {
+void derive_ids(const Input& in, ExportConfig& e) {
+  if (e.writes == Writes::Back && !e.coherency.enabled)
+    in.fail("writes = \"back\" needs metadata_cache = true (the write-back layer asks it for the writer's "
+            "permission and the file's attributes)");
+  if (e.writes == Writes::Back && e.access == Access::ReadOnly)
+    in.fail("writes = \"back\" on an export with access = \"ro\": nothing would be written");
   e.id = fnv1a32(e.path);
   e.cache_space = fnv1a32(origin_server(e.origin));
 }
@@ -185,6 +190,19 @@ std::vector<Key<ExportConfig>> all_keys() {
       ExportKinds::integer("readahead_kb", &ExportConfig::readahead_kb, 0, 262144,
                  "how far ahead of a sequential reader the data cache fetches, in KiB; `0` disables read-ahead")
           .also_allowed(" (256 MiB)"),
+      ExportKinds::enumeration("writes", &ExportConfig::writes, {{"through", Writes::Through}, {"back", Writes::Back}},
+                     "a write mode",
+                     "`\"through\"`: a WRITE is answered by the origin. `\"back\"`: a WRITE is answered once it is "
+                     "in nfsgw's dirty log (on local disk, synced as the client asked) and flushed to the origin "
+                     "after `write_back_delay`; every export of the same origin sees the written data at once. "
+                     "Needs `metadata_cache`; all writers of the files must go through this one nfsgw. "
+                     "A reload from `\"back\"` to `\"through\"` flushes first; docs/operations.md, *Write-back*")
+          .at_once(),
+      ExportKinds::duration("write_back_delay", &ExportConfig::write_back_delay, std::chrono::milliseconds(0),
+                  std::chrono::hours(24),
+                  "with `writes = \"back\"`: how long written data may stay only in nfsgw before its flush to "
+                  "the origin starts (sooner when `dirty_max_gb` fills, or on `nfsgw flush`)")
+          .at_once(),
       ExportKinds::enumeration("consistency", [](auto& e) -> auto& { return e.coherency.consistency; },
                      {{"ttl", cache::Consistency::Ttl},
                       {"strict", cache::Consistency::Strict},

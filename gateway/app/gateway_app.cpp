@@ -15,6 +15,7 @@
 #include "cache/block_store.h"
 #include "cache/byte_budget.h"
 #include "cache/change_journal.h"
+#include "cache/dirty_log.h"
 #include "cache/disk_pool.h"
 #include "cache/export_roots.h"
 #include "cache/handle_codec.h"
@@ -41,6 +42,9 @@
 #include "gateway/server/rpcbind_registration.h"
 #include "gateway/server/rpc_server.h"
 #include "gateway/upstream/forwarder.h"
+#include "gateway/writeback/dirty_files.h"
+#include "gateway/writeback/flusher.h"
+#include "gateway/writeback/write_back.h"
 #include "protocol/nfs3_sizes.h"
 
 #include <boost/asio/co_spawn.hpp>
@@ -110,6 +114,17 @@ void make_thread_memos() {
   for (const ThreadMemo& m : kThreadMemos) m.make_for_this_thread();
 }
 
+/// How long the files of `space` stay dirty before their flush: the shortest
+/// write_back_delay of its write-back exports; 0 when none writes back (what is
+/// left in the log from before goes at once).
+cache::Millis flush_delay(const config::Config& cfg, std::uint32_t space) {
+  std::optional<cache::Millis> delay;
+  for (const auto& e : cfg.exports)
+    if (e.cache_space == space && e.writes == config::Writes::Back)
+      delay = std::min<cache::Millis>(delay.value_or(cache::kNever), e.write_back_delay.count());
+  return delay.value_or(0);
+}
+
 }  // namespace
 
 struct GatewayApp::Stack {
@@ -117,6 +132,8 @@ struct GatewayApp::Stack {
   upstream::Forwarder* forwarder = nullptr;
   metacache::MetadataCache* cache = nullptr;
   datacache::DataCache* data = nullptr;
+  writeback::WriteBack* write_back = nullptr;  // null: no dirty log
+  Nfs3Program* flush_via = nullptr;            // what the flusher sends this export's files through
   ExportRoute route;
   CacheAdmin::Export admin;
   // [server] metrics_listen: what clients waited for and what the origin took.
@@ -157,6 +174,16 @@ struct GatewayApp::Parts {
   // memory_mb's shares for READ data in flight, shared by every export's layer.
   std::shared_ptr<cache::ByteBudget> read_replies, read_blocks;
   std::optional<cache::DiskPool> data_pool;
+  // Write-back (gateway/writeback/): the dirty log under <dir>/dirty, the pool its
+  // file I/O runs on, the dirty files' shared state, the flusher and every
+  // export's layer. Open while an export writes back or the log holds dirty data.
+  // The flusher sends through the metadata caches above: destroyed before them
+  // (declared after), the pool first of the rest (its jobs use the log).
+  std::unique_ptr<cache::DirtyLog> dirty_log;
+  std::optional<writeback::DirtyFiles> dirty_files;
+  std::optional<cache::DiskPool> dirty_pool;
+  std::optional<writeback::Flusher> flusher;
+  std::vector<std::unique_ptr<writeback::WriteBack>> write_backs;
   std::optional<HandleTranslator> translator;
   std::optional<MountProgram> mount;
   std::optional<CacheAdmin> cache_admin;
@@ -226,6 +253,7 @@ GatewayApp::GatewayApp(config::Config cfg, std::string config_path, const cache:
   p.codec.emplace(cache::load_or_create_secret(cfg_.cache.secret_file), *p.db);
 
   open_block_store();
+  open_dirty_log();
 
   std::vector<ExportRoute> routes;
   std::vector<CacheAdmin::Export> admin_exports;
@@ -329,6 +357,17 @@ GatewayApp::Stack& GatewayApp::build_export(const config::ExportConfig& e) {
     mc->set_settings(&e.coherency);
     top = mc;
   }
+  // Write-back: every export gets the layer while the dirty log is open, so each
+  // shows the dirty data of the files it shares with a write-back export.
+  writeback::WriteBack* wb = nullptr;
+  if (p.dirty_log) {
+    p.write_backs.push_back(std::make_unique<writeback::WriteBack>(*top, *p.dirty_files, *p.flusher, *p.dirty_pool,
+                                                                   e.cache_space, e.writes == config::Writes::Back));
+    wb = p.write_backs.back().get();
+    top = wb;
+    st->flush_via = mc ? static_cast<Nfs3Program*>(mc) : origin_side;
+    p.flusher->set_space(e.cache_space, st->flush_via, flush_delay(cfg_, e.cache_space));
+  }
   // File data is valid while the metadata cache says the file is unchanged: no
   // data cache without it.
   datacache::DataCache* dc = nullptr;
@@ -337,7 +376,7 @@ GatewayApp::Stack& GatewayApp::build_export(const config::ExportConfig& e) {
     ds.readahead_bytes = static_cast<std::uint64_t>(e.readahead_kb) << 10;
     ds.reply_budget = p.read_replies;
     ds.block_budget = p.read_blocks;
-    p.data_caches.push_back(std::make_unique<datacache::DataCache>(*mc, *p.blocks, *p.data_pool, e.id, ds));
+    p.data_caches.push_back(std::make_unique<datacache::DataCache>(*top, *p.blocks, *p.data_pool, e.id, ds));
     dc = p.data_caches.back().get();
     top = dc;
   } else if (e.data_cache && !mc) {
@@ -345,6 +384,7 @@ GatewayApp::Stack& GatewayApp::build_export(const config::ExportConfig& e) {
   }
   st->cache = mc;
   st->data = dc;
+  st->write_back = wb;
   if (metrics_on) top = measure(*top, st->client_meter);
   // The root handle the origin gave last time answers at once, so that a
   // restarted nfsgw serves its cache before (or without) the origin's MNT.
@@ -357,13 +397,14 @@ GatewayApp::Stack& GatewayApp::build_export(const config::ExportConfig& e) {
   const std::uint32_t id = e.id;
   st->admin = CacheAdmin::Export{&e, mc, dc, [roots, id] { return roots->load(id); },
                                  [f] { return f->connections_up(); }};
-  spdlog::info("export {} -> {} ({}, squash {}, {} upstream connections, metadata cache {}, data cache {})", e.path,
+  spdlog::info("export {} -> {} ({}, squash {}, {} upstream connections, metadata cache {}, data cache {}, writes {})",
+               e.path,
                e.origin.text, e.access == config::Access::ReadOnly ? "ro" : "rw",
                e.squash == config::Squash::None   ? "none"
                : e.squash == config::Squash::Root ? "root"
                                                   : "all",
                e.upstream_connections, e.coherency.enabled ? cache::consistency_name(e.coherency.consistency) : "off",
-               dc ? "on" : "off");
+               dc ? "on" : "off", e.writes == config::Writes::Back && wb ? "back" : "through");
   return *p.stacks.emplace_back(std::move(st));
 }
 
@@ -404,12 +445,16 @@ std::vector<std::string> GatewayApp::apply(const config::Config& now, const conf
       st = it->second;
       // The windows apply to the next answers; the rest is read by the translator.
       if (st->cache) st->cache->set_settings(&e.coherency);
+      switch_writes(*st, e, notes);
     } else {
       st = &build_export(e);
       start_export(*st);
       if (e.data_cache && e.coherency.enabled && !st->data)
         notes.push_back("needs a restart: export " + e.path +
                         ": data_cache (the data cache's store is opened at start when an export wants it)");
+      if (e.writes == config::Writes::Back && !st->write_back)
+        notes.push_back("needs a restart: export " + e.path +
+                        ": writes = \"back\" (the dirty log is opened at start when an export writes back)");
     }
     serving[e.id] = st;
     ExportRoute r = st->route;
@@ -436,11 +481,74 @@ std::vector<std::string> GatewayApp::apply(const config::Config& now, const conf
     p.retiring.push_back(std::move(timer));
   }
   p.serving = std::move(serving);
+  // Each space's files are flushed through an export still served, after the
+  // delay the configuration says now.
+  if (p.flusher)
+    for (const auto& e : now.exports)
+      if (const Stack* st = p.serving.at(e.id); st->write_back)
+        p.flusher->set_space(e.cache_space, st->flush_via, flush_delay(now, e.cache_space));
   // Kept answers rest on the configuration replaced above (answer_memo.h); the
   // epoch moves after it, so that no answer built before is kept as a new one.
   p.dispatcher.forget_answers();
   (void)plan;
   return notes;
+}
+
+void GatewayApp::switch_writes(Stack& st, const config::ExportConfig& e, std::vector<std::string>& notes) {
+  if (!st.write_back) return;
+  const bool back = e.writes == config::Writes::Back;
+  if (back == st.write_back->back()) return;
+  st.write_back->set_back(back);
+  if (back) {
+    notes.push_back("export " + e.path + ": writes = \"back\" from now on");
+    return;
+  }
+  // From now on a WRITE of a dirty file flushes it first (the layer's through
+  // path), so nothing older lands over it; the rest is flushed now.
+  notes.push_back("export " + e.path + ": writes = \"through\" from now on; its dirty data is being flushed");
+  auto progress = std::make_shared<writeback::FlushProgress>();
+  parts_->flusher->flush_all(e.cache_space, progress, [path = e.path](writeback::FlushOutcome out) {
+    spdlog::info("export {}: switched to writes = \"through\": {}", path, out.message);
+  });
+}
+
+void GatewayApp::open_dirty_log() {
+  Parts& p = *parts_;
+  const std::string dir = cfg_.cache.dir + "/dirty";
+  bool wanted = false;
+  for (const auto& e : cfg_.exports) wanted = wanted || e.writes == config::Writes::Back;
+  // A log left by an earlier run with write-back exports still holds what clients
+  // were told is written: opened whatever the exports say now, and flushed.
+  std::error_code ec;
+  const bool left = std::filesystem::is_directory(dir, ec) && !std::filesystem::is_empty(dir, ec);
+  if (!wanted && !left) return;
+  cache::DirtyLogOptions o;
+  o.budget_bytes = static_cast<std::uint64_t>(cfg_.cache.dirty_max_gb) << 30;
+  try {
+    p.dirty_log = cache::DirtyLog::open(dir, o);
+  } catch (const std::exception& ex) {
+    // Serving without it would answer from the origin what nfsgw acknowledged and
+    // has not flushed: refused, loudly.
+    throw std::runtime_error("cannot open the dirty log in " + dir + " (write-back data): " + ex.what());
+  }
+  const cache::DirtyUsage u = p.dirty_log->usage();
+  if (u.corrupt_bytes > 0)
+    spdlog::error("dirty log in {}: {} bytes after a damaged record in an older segment were not replayed", dir,
+                  u.corrupt_bytes);
+  spdlog::info("dirty log in {}: {} dirty bytes of {} files to flush, {} MiB of {} GiB, {} records replayed "
+               "({} torn bytes cut)",
+               dir, u.dirty_bytes, u.dirty_files, u.log_bytes >> 20, cfg_.cache.dirty_max_gb, u.replayed_records,
+               u.torn_bytes);
+  if (!wanted)
+    spdlog::warn("no export writes back now, but the dirty log holds {} bytes of {} files from an earlier run: "
+                 "they are flushed to the origin (exports of their origin show them until then)",
+                 u.dirty_bytes, u.dirty_files);
+  p.dirty_files.emplace(*p.dirty_log, cache::wall_clock());
+  p.dirty_files->load_from_log();
+  // Log appends and syncs (fdatasync) are file I/O: off the Asio threads, apart from
+  // the data cache's pool so that a sync never waits behind block reads.
+  p.dirty_pool.emplace(4);
+  p.flusher.emplace(io_, *p.dirty_files, *p.dirty_pool, cache::wall_clock());
 }
 
 void GatewayApp::recover_journal() {
@@ -499,6 +607,7 @@ void GatewayApp::run(bool handle_signals) {
   {
     std::lock_guard lock(parts_->stacks_mu);
     for (auto& st : parts_->stacks) start_export(*st);
+    if (parts_->flusher) parts_->flusher->start();
     parts_->running = true;
   }
   std::optional<asio::signal_set> signals;
@@ -528,6 +637,23 @@ void GatewayApp::run(bool handle_signals) {
   if (signals) signals->cancel();
   if (hangup_signal) hangup_signal->cancel();
   drain();
+  close_dirty_log();
+}
+
+void GatewayApp::close_dirty_log() {
+  Parts& p = *parts_;
+  if (!p.dirty_log) return;
+  // Every WRITE acknowledged is in the log; an orderly stop keeps the write
+  // verifier, so clients need not resend their UNSTABLE writes after the restart.
+  try {
+    p.dirty_pool.reset();  // its last jobs have run
+    p.dirty_log->close_clean();
+    const cache::DirtyUsage u = p.dirty_log->usage();
+    spdlog::info("dirty log closed in good order: {} dirty bytes of {} files kept for the next start", u.dirty_bytes,
+                 u.dirty_files);
+  } catch (const std::exception& e) {
+    spdlog::error("dirty log: cannot close it in good order ({}): the next start picks a new write verifier", e.what());
+  }
 }
 
 void GatewayApp::drain() {
@@ -568,6 +694,7 @@ void GatewayApp::stop() {
     parts_->running = false;
     for (auto& t : parts_->retiring) t->cancel();
     parts_->server->stop();
+    if (parts_->flusher) parts_->flusher->stop();
     for (auto& f : parts_->forwarders) f->stop();
     io_.stop();
   });

@@ -38,8 +38,8 @@ class GatewayApp {
  private:
   struct Parts;
   struct Stack;
-  /// One export's layer stack: translator -> [data cache] -> [metadata cache] ->
-  /// forwarder, kept in parts_ for the gateway's life.
+  /// One export's layer stack: translator -> [data cache] -> [write-back] ->
+  /// [metadata cache] -> forwarder, kept in parts_ for the gateway's life.
   Stack& build_export(const config::ExportConfig& e);
   /// Starts the stack's forwarder and keeps its root handle once the origin answers.
   void start_export(Stack& s);
@@ -51,6 +51,13 @@ class GatewayApp {
   /// stale (cache/change_journal.h), before any export is served.
   void recover_journal();
   void open_block_store();
+  /// Opens the dirty log when an export writes back or it holds dirty data from an
+  /// earlier run; throws when it cannot (nothing acknowledged may be skipped).
+  void open_dirty_log();
+  /// After the drain: the log's orderly stop (the write verifier is kept).
+  void close_dirty_log();
+  /// A reload's `writes` for a served export; switching to through flushes.
+  void switch_writes(Stack& st, const config::ExportConfig& e, std::vector<std::string>& notes);
   /// After the io_context has stopped: runs what is still queued until it has no
   /// work left (bounded), so nothing outlives the layers it refers to.
   void drain();
