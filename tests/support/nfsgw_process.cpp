@@ -91,6 +91,8 @@ void append_export(std::string& t, const ExportSettings& e, const std::string& o
   if (e.data_cache) t += std::string("data_cache = ") + (*e.data_cache ? "true" : "false") + "\n";
   if (e.readahead_kb) t += "readahead_kb = " + std::to_string(*e.readahead_kb) + "\n";
   if (e.origin_timeout) t += "origin_timeout = " + quoted(*e.origin_timeout) + "\n";
+  if (e.writes) t += "writes = " + quoted(*e.writes) + "\n";
+  if (e.write_back_delay) t += "write_back_delay = " + quoted(*e.write_back_delay) + "\n";
 }
 
 }  // namespace
@@ -113,6 +115,7 @@ std::string gateway_toml(const GatewayConfig& cfg, const std::string& cache_dir)
   if (cfg.secret_file) t += "secret_file = " + quoted(*cfg.secret_file) + "\n";
   if (cfg.block_kb) t += "block_kb = " + std::to_string(*cfg.block_kb) + "\n";
   if (cfg.data_max_gb) t += "data_max_gb = " + std::to_string(*cfg.data_max_gb) + "\n";
+  if (cfg.dirty_max_gb) t += "dirty_max_gb = " + std::to_string(*cfg.dirty_max_gb) + "\n";
   t += "\n";
   append_export(t, cfg, cfg.origin_url);
   for (const auto& e : cfg.extra_exports) {

@@ -70,6 +70,8 @@ struct ExportSettings {
   std::optional<bool> data_cache;          // unset: nfsgw's default (on)
   std::optional<unsigned> readahead_kb;
   std::optional<std::string> origin_timeout;  // duration string; unset: nfsgw's default
+  std::optional<std::string> writes;            // "through" | "back"; unset: nfsgw's default
+  std::optional<std::string> write_back_delay;  // duration string
 };
 
 /// A gateway: its first export (the inherited fields, as before), the server and
@@ -84,6 +86,7 @@ struct GatewayConfig : ExportSettings {
   std::optional<std::string> secret_file;  // default <cache dir>/secret
   std::optional<unsigned> block_kb;
   std::optional<unsigned> data_max_gb;
+  std::optional<unsigned> dirty_max_gb;
   /// More [server] keys, each value as TOML text: {"max_connections", "4"},
   /// {"idle_timeout", "\"2s\""}.
   std::vector<std::pair<std::string, std::string>> server_extra;

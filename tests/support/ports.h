@@ -175,4 +175,10 @@ inline const std::uint16_t kWarmRelayMountPort = port(65);
 inline const std::uint16_t kWarmRelayControlPort = port(66);
 inline const std::uint16_t kWarmGatewayPort = port(67);
 
+/// write_back_test: origin (killed and restarted) <- nfsgw with write-back exports,
+/// killed with -9 under writes.
+inline const std::uint16_t kWriteBackOriginNfsPort = port(68);
+inline const std::uint16_t kWriteBackOriginMountPort = port(69);
+inline const std::uint16_t kWriteBackGatewayPort = port(70);
+
 }  // namespace integ
