@@ -3,6 +3,8 @@
 // export.
 #include "config/reload_plan.h"
 
+#include <algorithm>
+
 #include "config/key.h"
 
 namespace nfsgw::config {
@@ -32,6 +34,23 @@ void diff(ReloadPlan& plan, const std::string& prefix, const SectionKeys<S>& sec
   }
 }
 
+/// `writes = "back"` needs the metadata cache; `metadata_cache` waits for a
+/// restart, so a reload turning both on keeps `writes` as it runs until then too
+/// (the file itself was valid: only the mix of old and new values is not). A
+/// reload from "back" to "through" always applies: the gateway flushes first.
+void keep_writes_with_cache(ReloadPlan& plan, const std::string& prefix, const ExportConfig& running,
+                            ExportConfig& effective) {
+  if (effective.writes != Writes::Back || effective.coherency.enabled) return;
+  const std::string change = prefix + "writes: ";
+  const auto it = std::find_if(plan.applied.begin(), plan.applied.end(),
+                               [&](const std::string& l) { return l.rfind(change, 0) == 0; });
+  if (it != plan.applied.end()) {
+    plan.needs_restart.push_back(*it + " (needs a restart, as metadata_cache does; \"through\" until then)");
+    plan.applied.erase(it);
+  }
+  effective.writes = running.writes;
+}
+
 }  // namespace
 
 ReloadPlan plan_reload(const Config& running, const Config& next) {
@@ -45,6 +64,7 @@ ReloadPlan plan_reload(const Config& running, const Config& next) {
       if (x.path == e.path) r = &x;
     if (r) {
       diff(plan, "export " + e.path + ": ", export_keys(), *r, e);
+      keep_writes_with_cache(plan, "export " + e.path + ": ", *r, e);
     } else {
       plan.added.push_back(e.path);
     }

@@ -30,6 +30,7 @@ TEST(ConfigDefaults, Cache) {
   EXPECT_EQ(c.cache.dir, "/var/lib/nfsgw");
   EXPECT_EQ(c.cache.memory_mb, 256u);
   EXPECT_EQ(c.cache.metadata_max_gb, 4u);
+  EXPECT_EQ(c.cache.dirty_max_gb, 4u);
   EXPECT_EQ(c.cache.secret_file, "/var/lib/nfsgw/secret");
   EXPECT_TRUE(c.cache.answer_memo);
   EXPECT_TRUE(c.cache.peek_memo);
@@ -54,6 +55,9 @@ TEST(ConfigDefaults, Export) {
   EXPECT_EQ(e.anon_uid, 65534u);
   EXPECT_EQ(e.anon_gid, 65534u);
   EXPECT_EQ(e.upstream_connections, 4u);
+  // Writes go through to the origin unless the export says otherwise.
+  EXPECT_EQ(e.writes, Writes::Through);
+  EXPECT_EQ(e.write_back_delay, std::chrono::seconds{30});
   // The metadata cache is on, with the defaults of cache/coherency.h (detailed in
   // config_coherency_test.cpp).
   EXPECT_TRUE(e.coherency.enabled);

@@ -87,6 +87,10 @@ TEST(ConfigErrors, OutOfRange) {
            {"anon_gid big", kExport + "anon_gid = 4294967296\n", {"export[0].anon_gid", "4294967296"}},
            {"conn 0", kExport + "upstream_connections = 0\n", {"export[0].upstream_connections", "0 is out", "1..64"}},
            {"conn 65", kExport + "upstream_connections = 65\n", {"export[0].upstream_connections", "65", "1..64"}},
+           {"dirty 0", "[cache]\ndirty_max_gb = 0\n" + kExport, {"cache.dirty_max_gb", "0 is out of range", "1..65536"}},
+           {"dirty big", "[cache]\ndirty_max_gb = 65537\n" + kExport, {"cache.dirty_max_gb", "65537", "1..65536"}},
+           {"delay long", kExport + "write_back_delay = \"25h\"\n", {"export[0].write_back_delay", "25h"}},
+           {"delay neg", kExport + "write_back_delay = \"-1s\"\n", {"export[0].write_back_delay", "-1s"}},
        })
     check(c);
 }
@@ -95,12 +99,26 @@ TEST(ConfigErrors, BadEnumsAndStrings) {
   for (const auto& c : std::vector<Case>{
            {"access", kExport + "access = \"readonly\"\n", {"export[0].access", "\"readonly\"", "\"rw\", \"ro\""}},
            {"squash", kExport + "squash = \"nobody\"\n", {"export[0].squash", "\"nobody\"", "\"none\", \"root\", \"all\""}},
+           {"writes", kExport + "writes = \"behind\"\n", {"export[0].writes", "\"behind\"", "\"through\", \"back\""}},
            {"listen host", "[server]\nlisten = \"localhost\"\n" + kExport, {"server.listen", "\"localhost\"", "not an IP address"}},
            {"listen cidr", "[server]\nlisten = \"10.0.0.1/8\"\n" + kExport, {"server.listen", "10.0.0.1/8"}},
            {"empty dir", "[cache]\ndir = \"\"\n" + kExport, {"cache.dir", "empty"}},
            {"empty secret", "[cache]\nsecret_file = \"\"\n" + kExport, {"cache.secret_file", "empty"}},
        })
     check(c);
+}
+
+TEST(ConfigErrors, WriteBackNeedsTheMetadataCacheAndWrites) {
+  for (const auto& c : std::vector<Case>{
+           {"no metadata cache", kExport + "writes = \"back\"\nmetadata_cache = false\n",
+            {"export[0]", "writes = \"back\" needs metadata_cache = true"}},
+           {"read-only", kExport + "writes = \"back\"\naccess = \"ro\"\n",
+            {"export[0]", "writes = \"back\" on an export with access = \"ro\": nothing would be written"}},
+       })
+    check(c);
+  // Each alone is fine.
+  EXPECT_EQ(message_of(kExport + "writes = \"through\"\nmetadata_cache = false\naccess = \"ro\"\n"), "");
+  EXPECT_EQ(message_of(kExport + "writes = \"back\"\n"), "");
 }
 
 TEST(ConfigErrors, BadClients) {

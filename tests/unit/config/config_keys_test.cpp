@@ -19,6 +19,8 @@ squash = "none"
 anon_uid = 0
 anon_gid = 0
 upstream_connections = 1
+writes = "back"
+write_back_delay = "0"
 )");
   EXPECT_EQ(c.server.listen, "::1");
   EXPECT_EQ(c.server.nfs_port, 12049);
@@ -29,6 +31,7 @@ upstream_connections = 1
   EXPECT_EQ(c.cache.dir, "/tmp/gwcache");
   EXPECT_EQ(c.cache.memory_mb, 64u);
   EXPECT_EQ(c.cache.metadata_max_gb, 100u);
+  EXPECT_EQ(c.cache.dirty_max_gb, 32u);
   EXPECT_EQ(c.cache.secret_file, "/etc/nfsgw/secret");
 
   ASSERT_EQ(c.exports.size(), 2u);
@@ -68,6 +71,11 @@ upstream_connections = 1
   EXPECT_EQ(s.coherency.consistency, nfsgw::cache::Consistency::Ttl);
   EXPECT_EQ(s.origin.nfs_port, 20490);
   EXPECT_EQ(s.origin.mount_port, 20491);
+  EXPECT_EQ(s.writes, Writes::Back);
+  EXPECT_EQ(s.write_back_delay, std::chrono::milliseconds{0});
+  // Set on an export that writes through: kept, read only when it writes back.
+  EXPECT_EQ(a.writes, Writes::Through);
+  EXPECT_EQ(a.write_back_delay, std::chrono::minutes{5});
 }
 
 TEST(ConfigKeys, RangeBoundsAreAccepted) {
@@ -92,6 +100,14 @@ origin = "nfs://h/e"
                         "[[export]]\npath = \"/e\"\norigin = \"nfs://h/e\"\n");
   EXPECT_EQ(d.server.nfs_port, 65535);
   EXPECT_EQ(d.server.max_record_bytes, 67108864u);
+  // The write-back bounds: dirty_max_gb 1..65536, write_back_delay 0..24h.
+  for (const std::uint32_t gb : {1u, 65536u}) {
+    auto w = parse_config("[cache]\ndirty_max_gb = " + std::to_string(gb) +
+                          "\n[[export]]\npath = \"/e\"\norigin = \"nfs://h/e\"\nwrites = \"back\"\n"
+                          "write_back_delay = \"24h\"\n");
+    EXPECT_EQ(w.cache.dirty_max_gb, gb);
+    EXPECT_EQ(w.exports[0].write_back_delay, std::chrono::hours{24});
+  }
 }
 
 TEST(ConfigKeys, ListenAcceptsIpv4AndIpv6) {

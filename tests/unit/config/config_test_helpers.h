@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "config/config.h"
@@ -34,6 +35,7 @@ memory_mb = 64
 metadata_max_gb = 100
 block_kb = 256
 data_max_gb = 200
+dirty_max_gb = 32
 secret_file = "/etc/nfsgw/secret"
 answer_memo = false
 peek_memo = false
@@ -53,6 +55,7 @@ origin_timeout = "2m"
 metadata_cache = false
 data_cache = false
 readahead_kb = 0
+write_back_delay = "5m"
 consistency = "strict"
 access_check = "local"
 attr_ttl = "500ms"
@@ -62,6 +65,19 @@ access_ttl = "2h"
 fsstat_ttl = "1s"
 fsinfo_ttl = "1d"
 )";
+
+/// The keys kEveryKey cannot set away from their default, because a rule between
+/// keys would refuse them beside the values it sets (`writes = "back"` needs
+/// `access = "rw"` and `metadata_cache = true`), each with a line that sets it in
+/// an export of its own.
+inline const std::vector<std::pair<std::string, std::string>> kEveryKeyLeftOut = {{"writes", "writes = \"back\""}};
+
+/// kEveryKeyLeftOut's line for `key`, or "".
+inline std::string left_out_line(const std::string& key) {
+  for (const auto& [k, line] : kEveryKeyLeftOut)
+    if (k == key) return line;
+  return "";
+}
 
 /// The error message of parsing `toml` as "test.toml", or "" when it is accepted.
 inline std::string message_of(const std::string& toml) {

@@ -110,6 +110,35 @@ TEST(ReloadPlanTest, AnExportsOriginNeedsARestartWhileItsWindowsApply) {
   EXPECT_EQ(e.id, base().exports[0].id);
 }
 
+TEST(ReloadPlanTest, WritesSwitchBothWaysLive) {
+  const std::string back = "squash = \"root\"\nwrites = \"back\"\nwrite_back_delay = \"5s\"";
+  const Config writing_back = edited("squash = \"root\"", back);
+  // From "back" to "through" applies at once: the gateway flushes first.
+  const ReloadPlan to_through = plan_reload(writing_back, base());
+  EXPECT_TRUE(to_through.needs_restart.empty());
+  EXPECT_TRUE(has(to_through.applied, "export /data: writes: \"back\" -> \"through\""));
+  EXPECT_TRUE(has(to_through.applied, "export /data: write_back_delay: \"5s\" -> \"30s\""));
+  EXPECT_EQ(to_through.effective.exports[0].writes, Writes::Through);
+  const ReloadPlan to_back = plan_reload(base(), writing_back);
+  EXPECT_TRUE(to_back.needs_restart.empty());
+  EXPECT_TRUE(has(to_back.applied, "export /data: writes: \"through\" -> \"back\""));
+  EXPECT_EQ(to_back.effective.exports[0].writes, Writes::Back);
+  EXPECT_EQ(to_back.effective.exports[0].write_back_delay, std::chrono::seconds(5));
+}
+
+TEST(ReloadPlanTest, WritesBackWaitsForTheMetadataCacheItNeeds) {
+  // Running without a metadata cache; the new file turns it on (a restart) and
+  // writes back: both wait, or the export would write back without its cache.
+  const Config running = edited("squash = \"root\"", "squash = \"root\"\nmetadata_cache = false");
+  const ReloadPlan plan = plan_reload(running, edited("squash = \"root\"", "squash = \"root\"\nwrites = \"back\""));
+  EXPECT_TRUE(plan.applied.empty());
+  EXPECT_TRUE(has(plan.needs_restart, "export /data: metadata_cache: false -> true"));
+  EXPECT_TRUE(has(plan.needs_restart, "export /data: writes: \"through\" -> \"back\" (needs a restart"));
+  EXPECT_EQ(plan.needs_restart.size(), 2u);
+  EXPECT_EQ(plan.effective.exports[0].writes, Writes::Through);
+  EXPECT_FALSE(plan.effective.exports[0].coherency.enabled);
+}
+
 TEST(ReloadPlanTest, ExportsAddedAndRemovedByPathKeepTheirIds) {
   const ReloadPlan plan =
       plan_reload(base(), edited("path = \"/tools\"\norigin = \"nfs://filer/tools\"",
