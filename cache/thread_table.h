@@ -89,10 +89,10 @@ class ThreadTable {
   static std::size_t set_index(std::size_t hash, std::size_t sets = Sets) { return (hash ^ (hash >> 29)) & (sets - 1); }
   static std::uint32_t tag_of(std::size_t hash) { return static_cast<std::uint32_t>(hash >> 32); }
 
-  /// Makes this thread's table now, its memory written in one system call instead
-  /// of a page fault per page on first use (a server thread calls it before it
-  /// serves: after a restart the first calls paid for those faults). Does nothing
-  /// when the table exists.
+  /// Makes this thread's table now, its memory populated in one system call and
+  /// then touched once a page from this thread, instead of paying for that on
+  /// first use (a server thread calls it before it serves: after a restart the
+  /// first calls paid for it, populate()). Does nothing when the table exists.
   static void make_for_this_thread() {
     auto& table = thread_table();
     if (table) return;
@@ -181,12 +181,23 @@ class ThreadTable {
     Table& operator=(const Table&) = delete;
   };
   static bool made(const Set& set, std::size_t way) { return ((set.made >> way) & 1u) != 0; }
-  /// Best effort: the kernel may not know MADV_POPULATE_WRITE (before 5.14); then
-  /// the pages fault in on first use as before.
+  /// The pages written in one system call (best effort: the kernel may not know
+  /// MADV_POPULATE_WRITE, before 5.14; then the touches below fault them in), then
+  /// one byte of each page written from user space. MADV_POPULATE_WRITE fills the
+  /// kernel's page tables but not what a hypervisor keeps beside them: on a VM with
+  /// shadow paging (the 2-core test VM, a PVM guest) the first user access to each
+  /// populated page still cost 5-7 us, not counted as a page fault by the guest
+  /// (a 9 MiB buffer: 5.2-6.8 us a page on its first pass, 0.03 us once touched).
+  /// The profile of the first walk after kill -9 showed it in AnswerMemo::keep and
+  /// the handle and peek memos (docs/benchmarks.md). The slots are raw storage, not
+  /// yet constructed (place() constructs them), so writing a zero there is harmless.
   static void populate(void* p, std::size_t bytes) {
-    const std::uintptr_t page = 4096, start = (reinterpret_cast<std::uintptr_t>(p) + page - 1) & ~(page - 1),
-                         end = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~(page - 1);
+    const std::uintptr_t page = 4096, first = reinterpret_cast<std::uintptr_t>(p),
+                         start = (first + page - 1) & ~(page - 1), end = (first + bytes) & ~(page - 1);
     if (end > start) (void)::madvise(reinterpret_cast<void*>(start), end - start, MADV_POPULATE_WRITE);
+    volatile unsigned char* const bytes_of = static_cast<unsigned char*>(p);
+    for (std::uintptr_t a = first & ~(page - 1); a < first + bytes; a += page)
+      bytes_of[std::max(a, first) - first] = 0;
   }
 
   static std::atomic<std::size_t>& sets_wanted() {
