@@ -342,21 +342,44 @@ void DirtyLog::take_locked(const std::vector<Due>& due, std::uint64_t max_bytes,
   }
 }
 
-void DirtyLog::cleaned(const DirtyExtent& e) {
-  std::lock_guard lock(mu_);
-  auto fit = files_dirty_.find(e.file);
-  if (fit == files_dirty_.end()) return;
-  FileDirty& f = fit->second;
-  const std::uint64_t end = e.offset + e.data.size();
-  // The runs written no later than the extent's newest write: those are the bytes
-  // the origin now holds.
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> clean;
-  auto it = f.pieces.upper_bound(e.offset);
-  if (it != f.pieces.begin() && std::prev(it)->second.end > e.offset) --it;
-  for (; it != f.pieces.end() && it->first < end; ++it)
-    if (it->second.seq <= e.seq) clean.emplace_back(std::max(it->first, e.offset), std::min(it->second.end, end));
-  for (const auto& [from, to] : clean) cut_locked(f, from, to);
+void DirtyLog::cleaned(const DirtyExtent& e) { cleaned(std::span<const DirtyExtent>(&e, 1)); }
+
+void DirtyLog::cleaned(std::span<const DirtyExtent> extents) {
+  std::unique_lock lock(mu_);
+  // A Clean record for each extent, synced before the bytes leave the index: a
+  // replay must not bring back bytes the origin has, since what it holds may
+  // change from then on without the log (a SETATTR of the size, a write-through
+  // export's WRITE).
+  std::uint64_t last = 0;
+  for (const DirtyExtent& e : extents) {
+    auto fit = files_dirty_.find(e.file);
+    if (fit == files_dirty_.end()) continue;
+    DirtyRecord r;
+    r.kind = DirtyRecord::Kind::Clean;
+    r.file = e.file;
+    r.offset = e.offset;
+    r.length = e.data.size();
+    r.upto = e.seq;
+    const auto placed = *log_locked(r, /*may_refuse=*/false);
+    fit->second.newest_segment = placed.segment;
+    last = placed.seq;
+  }
+  if (last != 0) sync_through(last, lock);
+  for (const DirtyExtent& e : extents) {
+    auto fit = files_dirty_.find(e.file);
+    if (fit != files_dirty_.end()) clean_locked(fit->second, e.offset, e.offset + e.data.size(), e.seq);
+  }
   drop_dead_segments_locked();
+}
+
+void DirtyLog::clean_locked(FileDirty& f, std::uint64_t offset, std::uint64_t end, std::uint64_t upto) {
+  // The runs written no later than `upto`: those are the bytes the origin now holds.
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> clean;
+  auto it = f.pieces.upper_bound(offset);
+  if (it != f.pieces.begin() && std::prev(it)->second.end > offset) --it;
+  for (; it != f.pieces.end() && it->first < end; ++it)
+    if (it->second.seq <= upto) clean.emplace_back(std::max(it->first, offset), std::min(it->second.end, end));
+  for (const auto& [from, to] : clean) cut_locked(f, from, to);
 }
 
 void DirtyLog::untake(const DirtyExtent& e) {
@@ -505,6 +528,7 @@ void DirtyLog::replay() {
           break;
         }
         case DirtyRecord::Kind::Truncate: cut_locked(f, r.offset, kEnd); break;
+        case DirtyRecord::Kind::Clean: clean_locked(f, r.offset, r.offset + r.length, r.upto); break;
         case DirtyRecord::Kind::Drop: cut_locked(f, 0, kEnd); break;
         case DirtyRecord::Kind::Start:
         case DirtyRecord::Kind::CleanStop: break;  // above

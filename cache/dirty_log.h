@@ -31,8 +31,9 @@
 // writes may have been lost, and clients resend them (RFC 1813, COMMIT).
 //
 // Cleaning: the flusher take()s dirty extents, sends them, and once the origin's
-// COMMIT shows the bytes are stable there calls cleaned(); bytes written again since
-// the take stay dirty (sequence numbers tell). A segment whose every byte is clean
+// COMMIT shows the bytes are stable there calls cleaned(), which logs a synced
+// Clean record (so no replay brings them back); bytes written again since the take
+// stay dirty (sequence numbers tell). A segment whose every byte is clean
 // or overwritten is dead; dead segments are removed oldest first, and only while
 // every older one is gone too, so a Truncate or Drop record never disappears
 // before the writes it undoes.
@@ -152,6 +153,9 @@ class DirtyLog {
   /// The extent's bytes are stable at the origin: clean, but for any written again
   /// since it was taken.
   void cleaned(const DirtyExtent& e);
+  /// The same for several extents, with one sync: a Clean record is logged for each
+  /// and synced before the bytes leave the index, so no replay brings them back.
+  void cleaned(std::span<const DirtyExtent> extents);
   /// The extent's flush did not complete: its bytes may be taken again.
   void untake(const DirtyExtent& e);
   /// The files with dirty bytes.
@@ -207,6 +211,8 @@ class DirtyLog {
   void sync_through(std::uint64_t seq, std::unique_lock<std::mutex>& lock);
   /// Cuts [from, to) out of the file's pieces (live bytes of their segments go).
   void cut_locked(FileDirty& f, std::uint64_t from, std::uint64_t to);
+  /// Cuts the bytes of [offset, end) written by records up to `upto`.
+  void clean_locked(FileDirty& f, std::uint64_t offset, std::uint64_t end, std::uint64_t upto);
   void put_locked(const ObjectKey& file, std::uint64_t offset, std::uint64_t end, Piece piece);
   void forget_piece_bytes_locked(const Piece& p, std::uint64_t bytes);
   /// Removes the dead segments at the head of the log, then forgets the files whose

@@ -57,6 +57,7 @@ std::size_t dirty_frame_head_size(const DirtyRecord& r) {
     case DirtyRecord::Kind::Truncate:
     case DirtyRecord::Kind::Start:
     case DirtyRecord::Kind::CleanStop: n += 8; break;
+    case DirtyRecord::Kind::Clean: n += 24; break;
     case DirtyRecord::Kind::Drop: break;
   }
   return n;
@@ -92,6 +93,11 @@ void encode_dirty_record(const DirtyRecord& r, std::string& out) {
     case DirtyRecord::Kind::Truncate:
     case DirtyRecord::Kind::Start:
     case DirtyRecord::Kind::CleanStop: put<std::uint64_t>(out, r.offset); break;
+    case DirtyRecord::Kind::Clean:
+      put<std::uint64_t>(out, r.offset);
+      put<std::uint64_t>(out, r.length);
+      put<std::uint64_t>(out, r.upto);
+      break;
     case DirtyRecord::Kind::Drop: break;
   }
   const std::uint32_t crc = crc32c(0, out.data() + start + kBodyAt, total - kBodyAt);
@@ -149,6 +155,11 @@ std::optional<DecodedFrame> decode_dirty_frame(std::string_view in) {
     case static_cast<std::uint8_t>(DirtyRecord::Kind::CleanStop):
       rec.kind = static_cast<DirtyRecord::Kind>(kind);
       if (!r.get(rec.offset)) return std::nullopt;
+      break;
+    case static_cast<std::uint8_t>(DirtyRecord::Kind::Clean):
+      rec.kind = DirtyRecord::Kind::Clean;
+      if (!r.get(rec.offset) || !r.get(rec.length) || !r.get(rec.upto)) return std::nullopt;
+      if (rec.offset > std::numeric_limits<std::uint64_t>::max() - rec.length) return std::nullopt;
       break;
     case static_cast<std::uint8_t>(DirtyRecord::Kind::Drop): rec.kind = DirtyRecord::Kind::Drop; break;
     default: return std::nullopt;

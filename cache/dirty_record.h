@@ -9,7 +9,9 @@
 // - Truncate: the size (u64) the file's dirty bytes are cut to;
 // - Drop: nothing (the file's dirty bytes are gone);
 // - Start, CleanStop: the write verifier (u64) of the run that began, or that
-//   ended in good order (the file is empty for both).
+//   ended in good order (the file is empty for both);
+// - Clean: offset (u64), length (u64) and a sequence number (u64): the bytes of
+//   that range written by records up to that number are committed at the origin.
 // Integers are little-endian. A frame that is short, torn, or fails its CRC
 // decodes as nothing: never trusted, never partly used.
 #pragma once
@@ -34,13 +36,15 @@ struct Writer {
 inline constexpr std::size_t kMaxWriterGids = 16;
 
 struct DirtyRecord {
-  enum class Kind : std::uint8_t { Write = 1, Truncate = 2, Drop = 3, Start = 4, CleanStop = 5 };
+  enum class Kind : std::uint8_t { Write = 1, Truncate = 2, Drop = 3, Start = 4, CleanStop = 5, Clean = 6 };
   Kind kind = Kind::Write;
   std::uint64_t seq = 0;
   /// The file: its cache space (the origin's, config::ExportConfig::cache_space)
   /// and ORIGIN handle, so every export of that origin sees the same dirty bytes.
   ObjectKey file;
-  std::uint64_t offset = 0;  // Write: where the data goes; Truncate: the size; Start, CleanStop: the verifier
+  std::uint64_t offset = 0;  // Write, Clean: where the bytes start; Truncate: the size; Start, CleanStop: the verifier
+  std::uint64_t length = 0;  // Clean: how many bytes
+  std::uint64_t upto = 0;    // Clean: the newest write cleaned
   Writer writer;             // Write
   std::string_view data;     // Write: points into the buffer it was decoded from
 };

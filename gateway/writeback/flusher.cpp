@@ -314,7 +314,7 @@ Awaitable<void> Flusher::flush_one(cache::ObjectKey k, std::vector<cache::DirtyE
                                                            r.file_wcc.after->ctime});
         files_.cleaning(k);
         auto clean = datacache::on_pool(pool_, [this, &extents] {
-          for (const auto& e : extents) files_.log().cleaned(e);
+          files_.log().cleaned(std::span<const cache::DirtyExtent>(extents));
         });
         co_await std::move(clean);
         WriteBackMeters::add(m.flushed_bytes, bytes);

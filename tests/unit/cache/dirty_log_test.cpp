@@ -58,7 +58,7 @@ DirtyLogOptions small_segments(std::uint64_t segment = 4096, std::uint64_t budge
 TEST(DirtyRecord, EveryKindRoundTrips) {
   const std::string data = bytes(1, 0, 300);
   for (auto kind : {DirtyRecord::Kind::Write, DirtyRecord::Kind::Truncate, DirtyRecord::Kind::Drop,
-                    DirtyRecord::Kind::Start, DirtyRecord::Kind::CleanStop}) {
+                    DirtyRecord::Kind::Start, DirtyRecord::Kind::CleanStop, DirtyRecord::Kind::Clean}) {
     DirtyRecord r;
     r.kind = kind;
     r.seq = 42;
@@ -66,10 +66,16 @@ TEST(DirtyRecord, EveryKindRoundTrips) {
     r.offset = 1ull << 40;
     r.writer = writer(77);
     r.data = data;
+    r.length = 5000;
+    r.upto = 41;
     std::string frame;
     encode_dirty_record(r, frame);
     auto d = decode_dirty_frame(frame);
     ASSERT_TRUE(d.has_value());
+    if (kind == DirtyRecord::Kind::Clean) {
+      EXPECT_EQ(d->record.length, 5000u);
+      EXPECT_EQ(d->record.upto, 41u);
+    }
     EXPECT_EQ(d->frame_bytes, frame.size());
     EXPECT_EQ(d->record.kind, kind);
     EXPECT_EQ(d->record.seq, 42u);
@@ -434,17 +440,18 @@ TEST(DirtyLog, DeadSegmentsGoOldestFirstAndOnlyThen) {
   log->write(g, 0, bytes(2, 0, 500), writer(), false);  // segment 2
   log->write(f, 500, bytes(3, 500, 500), writer(), false);  // segment 3
   ASSERT_EQ(files.list(), (std::vector<std::uint64_t>{1, 2, 3}));
-  // g clean: segment 2 is dead but segment 1 is not, so both stay.
+  // g clean: segment 2 is dead but segment 1 is not, so both stay (the Clean
+  // record fills segment 3, so a 4th is started).
   for (const auto& e : log->take(kNever, 1 << 20, 1 << 20))
     if (e.file == g) {
       log->cleaned(e);
     } else {
       log->untake(e);
     }
-  EXPECT_EQ(files.list(), (std::vector<std::uint64_t>{1, 2, 3}));
-  // f clean too: 1 and 2 go; 3 is the current segment and stays.
+  EXPECT_EQ(files.list(), (std::vector<std::uint64_t>{1, 2, 3, 4}));
+  // f clean too: 1, 2 and 3 go; 4 is the current segment and stays.
   for (const auto& e : log->take(kNever, 1 << 20, 1 << 20)) log->cleaned(e);
-  EXPECT_EQ(files.list(), (std::vector<std::uint64_t>{3}));
+  EXPECT_EQ(files.list(), (std::vector<std::uint64_t>{4}));
   EXPECT_EQ(log->usage().dirty_bytes, 0u);
 }
 
@@ -475,6 +482,24 @@ TEST(DirtyLog, ACleanedCurrentSegmentMakesRoomWhenTheBudgetIsFull) {
   EXPECT_EQ(log->write(f, 2000, bytes(2, 2000, 2000), writer(), false), DirtyLog::Appended::Ok);
   EXPECT_LE(log->usage().log_bytes, 3000u);
   EXPECT_EQ(dirty_view(*log, f, 4000), clean(2000) + bytes(2, 2000, 2000));
+}
+
+TEST(DirtyLog, CleanedBytesNeverComeBackAfterAPowerLossButLaterWritesDo) {
+  MemoryLogFiles files;
+  const ObjectKey f = file_key(1);
+  {
+    auto log = DirtyLog::open(files, small_segments());
+    log->write(f, 0, bytes(1, 0, 300), writer(), true);
+    const auto taken = log->take(kNever, 1 << 20, 1 << 20);
+    ASSERT_EQ(taken.size(), 1u);
+    log->write(f, 100, bytes(2, 100, 50), writer(), true);  // after the take: stays dirty
+    log->cleaned(std::span<const DirtyExtent>(taken));
+    EXPECT_EQ(dirty_view(*log, f, 300), clean(100) + bytes(2, 100, 50) + clean(150));
+  }
+  files.power_loss(Loss::All);
+  auto log = DirtyLog::open(files, small_segments());
+  EXPECT_EQ(dirty_view(*log, f, 300), clean(100) + bytes(2, 100, 50) + clean(150));
+  EXPECT_EQ(log->usage().dirty_bytes, 50u);
 }
 
 TEST(DirtyLog, ADiskErrorLosesNothingAcknowledged) {
