@@ -3,7 +3,8 @@
 //
 // AdminServer calls report, invalidate and exports on its own worker thread, one
 // call at a time, never on an io_context thread: they may block on the disk. warm
-// only starts a walk and returns; it is called on an io_context thread.
+// and flush only start their work and return; they are called on an io_context
+// thread.
 #pragma once
 
 #include <functional>
@@ -14,6 +15,7 @@
 #include "gateway/admin/admin_protocol.h"
 #include "gateway/stats/stats_report.h"
 #include "gateway/admin/warm_progress.h"
+#include "gateway/writeback/write_back_types.h"
 
 namespace nfsgw::admin {
 
@@ -58,6 +60,22 @@ class AdminCommands {
     (void)progress;
     (void)done;
     throw std::invalid_argument("warm is not available here");
+  }
+
+  /// `nfsgw flush`: starts committing at the origin what is dirty below `subpath`
+  /// ("" or "/a/b") of `export_path` ("" for every export) and returns at once,
+  /// without blocking. The flush keeps `progress` up to date; `done` is called
+  /// exactly once, from any thread, when everything dirty in that scope when it
+  /// started is committed (ok) or the flush failed. Throws std::invalid_argument
+  /// (and does not call `done`) for a request it refuses (an unknown export).
+  virtual void flush(const std::string& export_path, const std::string& subpath,
+                     std::shared_ptr<writeback::FlushProgress> progress,
+                     std::function<void(writeback::FlushOutcome)> done) {
+    (void)export_path;
+    (void)subpath;
+    (void)progress;
+    (void)done;
+    throw std::invalid_argument("flush is not available here");
   }
 };
 

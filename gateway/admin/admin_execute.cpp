@@ -37,6 +37,8 @@ std::string run(const Request& request, AdminCommands& commands) {
   if (std::holds_alternative<ExportsRequest>(request)) return body(commands.exports_table());
   if (std::holds_alternative<WarmRequest>(request))
     throw std::invalid_argument("warm runs on the session, not the worker");  // AdminSession::run_warm
+  if (std::holds_alternative<FlushRequest>(request))
+    throw std::invalid_argument("flush runs on the session, not the worker");  // AdminSession::run_flush
   const auto& inv = std::get<InvalidateRequest>(request);
   spdlog::info("admin: invalidate export {} path '{}'{}", escape_line(inv.export_path),
                inv.subpath.empty() ? "/" : escape_line(inv.subpath), inv.recursive ? " recursively" : "");

@@ -102,6 +102,22 @@ Request parse_warm(const std::vector<std::string_view>& t) {
   return r;
 }
 
+Request parse_flush(const std::vector<std::string_view>& t) {
+  if (t.size() != 4) throw std::invalid_argument("usage: flush <export-path|*> <subpath>");
+  FlushRequest r;
+  r.subpath = normalize_subpath(percent_decode(t[3]));
+  if (t[2] == "*") {
+    if (!r.subpath.empty())
+      throw std::invalid_argument("a flush of every export (*) takes no path inside it: " + quoted(t[3]));
+    return r;
+  }
+  r.export_path = percent_decode(t[2]);
+  if (r.export_path.empty() || r.export_path[0] != '/')
+    throw std::invalid_argument("the export path must start with '/' (or be * for every export): " +
+                                quoted(r.export_path));
+  return r;
+}
+
 }  // namespace
 
 std::string admin_socket_path(const std::string& cache_dir) {
@@ -180,12 +196,13 @@ Request parse_request(std::string_view line) {
     throw std::invalid_argument("bad request: expected '" + std::string(kProtocolVersion) +
                                 " <command> ...', got " + quoted(line));
   }
-  constexpr const char* kCommands = "stats, invalidate, reload, exports or warm";
+  constexpr const char* kCommands = "stats, invalidate, reload, exports, warm or flush";
   if (t.size() < 2) throw std::invalid_argument(std::string("missing command: ") + kCommands);
   if (t[1] == "stats") return parse_stats(t);
   if (t[1] == "invalidate") return parse_invalidate(t);
   if (t[1] == "reload") return parse_reload(t);
   if (t[1] == "warm") return parse_warm(t);
+  if (t[1] == "flush") return parse_flush(t);
   if (t[1] == "exports") {
     if (t.size() != 2) throw std::invalid_argument("usage: exports");
     return ExportsRequest{};
@@ -202,6 +219,11 @@ std::string format_request(const Request& request) {
     line += percent_encode(r->config_path);
   } else if (std::holds_alternative<ExportsRequest>(request)) {
     line += " exports";
+  } else if (const auto* f = std::get_if<FlushRequest>(&request)) {
+    line += " flush ";
+    line += f->export_path.empty() ? std::string("*") : percent_encode(f->export_path);
+    line += ' ';
+    line += f->subpath.empty() ? std::string("/") : percent_encode(f->subpath);
   } else if (const auto* w = std::get_if<WarmRequest>(&request)) {
     line += " warm ";
     line += percent_encode(w->export_path);

@@ -13,6 +13,7 @@
 //   v1 reload <config-path>
 //   v1 exports
 //   v1 warm <export-path> <subpath> <depth> <data> <parallel> <manifest-count>
+//   v1 flush <export-path|*> <subpath>
 //
 // Tokens are separated by single spaces. <export-path> and <subpath> are
 // percent-encoded: any byte may be written %XX (two hex digits, either case), and
@@ -31,6 +32,13 @@
 // (gateway/admin/warm_wire.h): progress lines about once a second, a line per
 // failed path, a summary; then `ok`, or `error` when any path failed. Closing the
 // connection cancels the walk.
+//
+// flush: commits at the origin what write-back exports hold dirty below
+// <subpath> of <export-path>, or of every export for `*` (then <subpath> is "/").
+// The reply streams `progress` lines about once a second while it runs, then a
+// `summary` line and, when everything is committed, a `flushed` line with the
+// gateway's message and `ok`; else `error <message>`
+// (gateway/admin/flush_wire.h). Closing the connection does not stop the flush.
 //
 // Reply: zero or more body lines, then one status line, the last line before the
 // server closes the connection:
@@ -101,7 +109,14 @@ struct WarmRequest {
   friend bool operator==(const WarmRequest&, const WarmRequest&) = default;
 };
 
-using Request = std::variant<StatsRequest, InvalidateRequest, ReloadRequest, ExportsRequest, WarmRequest>;
+struct FlushRequest {
+  std::string export_path;  // "/export", or "" for every export
+  std::string subpath;      // "" (the whole export) or "/a/b", normalised; "" for every export
+  friend bool operator==(const FlushRequest&, const FlushRequest&) = default;
+};
+
+using Request =
+    std::variant<StatsRequest, InvalidateRequest, ReloadRequest, ExportsRequest, WarmRequest, FlushRequest>;
 
 /// The admin socket of a gateway whose `[cache] dir` is `cache_dir`.
 std::string admin_socket_path(const std::string& cache_dir);

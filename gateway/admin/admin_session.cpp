@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "gateway/admin/admin_execute.h"
+#include "gateway/admin/flush_wire.h"
 #include "gateway/admin/warm_wire.h"
 
 namespace nfsgw::admin {
@@ -29,10 +30,8 @@ void AdminSession::close() {
   asio::post(strand_, [self = shared_from_this()] {
     self->closed_ = true;
     self->disarm();
-    if (self->warm_progress_) {
-      self->warm_progress_->cancel();
-      self->warm_timer_.cancel();
-    }
+    if (self->warm_progress_) self->warm_progress_->cancel();
+    self->warm_timer_.cancel();  // a warm's or a flush's wait for its next progress line
     boost::system::error_code ignored;
     self->socket_.close(ignored);
   });
@@ -63,6 +62,8 @@ Awaitable<void> AdminSession::run() {
   if (request && std::holds_alternative<WarmRequest>(*request)) {
     WarmRequest warm = std::get<WarmRequest>(std::move(*request));
     co_await run_warm(std::move(warm));
+  } else if (request && std::holds_alternative<FlushRequest>(*request)) {
+    co_await run_flush(std::get<FlushRequest>(std::move(*request)));
   } else {
     if (request) reply = co_await execute(std::move(*request));
     if (closed_ || reply.empty()) co_return;
@@ -229,6 +230,63 @@ Awaitable<void> AdminSession::run_warm(WarmRequest request) {
                         " failed");
   } else {
     lines += ok_line();
+  }
+  co_await send(std::move(lines));
+}
+
+Awaitable<void> AdminSession::run_flush(FlushRequest request) {
+  buffer_.clear();
+  const std::string scope =
+      request.export_path.empty() ? std::string("every export") : escape_line(request.export_path + request.subpath);
+  spdlog::info("admin: flush {}", scope);
+  auto progress = std::make_shared<writeback::FlushProgress>();
+  const auto started = std::chrono::steady_clock::now();
+  std::string refused;
+  try {
+    auto self = shared_from_this();
+    ctx_->commands.flush(request.export_path, request.subpath, progress, [self](writeback::FlushOutcome outcome) {
+      asio::post(self->strand_, [self, outcome = std::move(outcome)] {
+        self->flush_done_ = outcome;
+        self->warm_timer_.cancel();
+      });
+    });
+  } catch (const std::invalid_argument& e) {
+    refused = error_line(e.what());
+  } catch (const std::exception& e) {
+    spdlog::error("admin: flush failed to start: {}", e.what());
+    refused = error_line(std::string("internal error: ") + e.what());
+  }
+  if (!refused.empty()) {
+    co_await send(std::move(refused));
+    co_return;
+  }
+  // Progress about once a second until the flush ends. Nothing cancels a flush:
+  // when the client goes away (or the server stops) the session stops reporting
+  // and the flush goes on; `done` keeps what it reports to alive.
+  while (!flush_done_) {
+    if (closed_) co_return;
+    boost::system::error_code ec;
+    warm_timer_.expires_after(ctx_->limits.progress_interval);
+    co_await warm_timer_.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+    if (flush_done_ || closed_) continue;
+    if (!co_await send(format_flush_progress(flush_figures(*progress)))) {
+      spdlog::info("admin: the flush's client went away; the flush of {} goes on", scope);
+      co_return;
+    }
+  }
+  const writeback::FlushOutcome outcome = *flush_done_;
+  const auto ms = static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count());
+  const FlushSummary summary{flush_figures(*progress), ms};
+  spdlog::info("admin: flush of {} {} after {} ms, {} bytes flushed: {}", scope, outcome.ok ? "done" : "failed", ms,
+               summary.figures.bytes_flushed, outcome.message);
+  if (closed_) co_return;
+  std::string lines = format_flush_summary(summary);
+  if (outcome.ok) {
+    lines += format_flush_message(outcome.message);
+    lines += ok_line();
+  } else {
+    lines += error_line(outcome.message.empty() ? std::string("the flush failed") : outcome.message);
   }
   co_await send(std::move(lines));
 }

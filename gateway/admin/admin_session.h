@@ -29,7 +29,7 @@ struct AdminLimits {
   std::chrono::milliseconds io_timeout{10'000};
   /// Connections beyond this are answered `error` at once and closed.
   unsigned max_connections = 4;
-  /// How often a running warm reports its progress.
+  /// How often a running warm or flush reports its progress.
   std::chrono::milliseconds progress_interval{1000};
 };
 
@@ -74,6 +74,9 @@ class AdminSession : public std::enable_shared_from_this<AdminSession> {
   /// A warm: reads its manifest lines, starts it, streams its progress, then the
   /// summary and the status line.
   Awaitable<void> run_warm(WarmRequest request);
+  /// A flush: starts it, streams its progress, then the summary and the status
+  /// line. It goes on in the gateway when the client goes away.
+  Awaitable<void> run_flush(FlushRequest request);
   /// Reads the manifest lines after the request line into `request.manifest`;
   /// the reply to send instead when that fails.
   Awaitable<std::optional<std::string>> receive_manifest(WarmRequest& request);
@@ -93,6 +96,9 @@ class AdminSession : public std::enable_shared_from_this<AdminSession> {
   std::shared_ptr<warm::WarmProgress> warm_progress_;
   boost::asio::steady_timer warm_timer_;
   std::optional<warm::WarmOutcome> warm_done_;
+  // A flush in progress (on the strand): its outcome once it has ended; its
+  // progress lines wait on warm_timer_ too.
+  std::optional<writeback::FlushOutcome> flush_done_;
 };
 
 }  // namespace nfsgw::admin

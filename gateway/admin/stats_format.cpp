@@ -137,6 +137,29 @@ std::string duplicates_section(const rpc::DuplicateCacheCounts& d) {
       d.entries, d.replayed, d.waited);
 }
 
+/// Milliseconds as seconds for people: "0.4 s", "42.5 s", "3600.0 s".
+std::string seconds(std::uint64_t ms) { return fmt::format("{:.1f} s", static_cast<double>(ms) / 1000.0); }
+
+std::string write_back_section(const writeback::WriteBackCounts& w) {
+  std::string out = "write-back\n";
+  if (w.dirty_files == 0 && w.dirty_bytes == 0) {
+    out += "  nothing dirty";
+  } else {
+    out += fmt::format("  dirty: {} in {} files, the oldest written {} ago", format_size(w.dirty_bytes), w.dirty_files,
+                       seconds(w.oldest_dirty_age_ms));
+  }
+  out += fmt::format("; log {} of {}\n", format_size(w.log_bytes), format_size(w.budget_bytes));
+  out += fmt::format(
+      "  absorbed: {} writes ({}); flushed: {} in {} files ({} WRITEs, {} COMMITs to the origin)\n",
+      w.writes_absorbed, format_size(w.bytes_absorbed), format_size(w.flushed_bytes), w.flushed_files, w.flush_writes,
+      w.flush_commits);
+  out += fmt::format(
+      "  retries {}, verifier changes {}, conflicts {}, stale dropped {}; budget waits {} (jukebox {}); log errors "
+      "{}\n",
+      w.retries, w.verifier_changes, w.conflicts, w.stale_dropped, w.budget_waits, w.budget_jukebox, w.log_errors);
+  return out;
+}
+
 std::string json_string(std::string_view s) {
   std::string out = "\"";
   for (const char ch : s) {
@@ -180,6 +203,7 @@ std::string format_stats_text(const stats::Report& report) {
   out += store_section(report.store);
   if (report.blocks) out += blocks_section(*report.blocks);
   if (report.duplicates) out += duplicates_section(*report.duplicates);
+  if (report.write_back) out += write_back_section(*report.write_back);
   return out;
 }
 
@@ -240,6 +264,17 @@ std::string format_stats_json(const stats::Report& report) {
     const auto& d = *report.duplicates;
     out += fmt::format(",\"duplicate_cache\":{{\"entries\":{},\"replayed\":{},\"waited\":{}}}", d.entries,
                        d.replayed, d.waited);
+  }
+  if (report.write_back) {
+    const auto& w = *report.write_back;
+    out += fmt::format(
+        ",\"write_back\":{{\"dirty_bytes\":{},\"dirty_files\":{},\"log_bytes\":{},\"budget_bytes\":{},"
+        "\"oldest_dirty_age_ms\":{},\"writes_absorbed\":{},\"bytes_absorbed\":{},\"flushed_bytes\":{},"
+        "\"flushed_files\":{},\"flush_writes\":{},\"flush_commits\":{},\"retries\":{},\"verifier_changes\":{},"
+        "\"conflicts\":{},\"stale_dropped\":{},\"budget_waits\":{},\"budget_jukebox\":{},\"log_errors\":{}}}",
+        w.dirty_bytes, w.dirty_files, w.log_bytes, w.budget_bytes, w.oldest_dirty_age_ms, w.writes_absorbed,
+        w.bytes_absorbed, w.flushed_bytes, w.flushed_files, w.flush_writes, w.flush_commits, w.retries,
+        w.verifier_changes, w.conflicts, w.stale_dropped, w.budget_waits, w.budget_jukebox, w.log_errors);
   }
   out += "}\n";
   return out;

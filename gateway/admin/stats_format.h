@@ -17,7 +17,9 @@ std::string format_size(std::uint64_t bytes);
 /// hit %); then the store: entries and bytes per record kind in memory and on
 /// disk, evictions, and whether the disk failed; then the data store, and the
 /// duplicate request cache (calls remembered, retransmissions replayed and
-/// waited) when the report has them. Lines end with '\n'.
+/// waited) and the write-back section (dirty data, the dirty log against its
+/// budget, what was absorbed and flushed, the flusher's trouble) when the report
+/// has them. Lines end with '\n'.
 std::string format_stats_text(const stats::Report& report);
 
 /// The same figures as one line of JSON (sizes in bytes; procedures without calls

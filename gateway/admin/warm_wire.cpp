@@ -1,10 +1,9 @@
 #include "gateway/admin/warm_wire.h"
 
-#include <charconv>
-#include <map>
 #include <stdexcept>
 
 #include "gateway/admin/admin_protocol.h"
+#include "gateway/admin/wire_fields.h"
 
 namespace nfsgw::warm {
 
@@ -21,37 +20,8 @@ std::string fields(const WarmFigures& f) {
          " paths_done=" + std::to_string(f.paths_done) + " discovering=" + std::to_string(f.discovering);
 }
 
-/// "keyword k=v k=v": the fields, or nullopt.
-std::optional<std::map<std::string, std::uint64_t, std::less<>>> parse_fields(std::string_view line,
-                                                                              std::string_view keyword) {
-  if (line.substr(0, keyword.size()) != keyword) return std::nullopt;
-  line.remove_prefix(keyword.size());
-  if (!line.empty() && line[0] != ' ') return std::nullopt;
-  std::map<std::string, std::uint64_t, std::less<>> out;
-  while (!line.empty()) {
-    if (line[0] == ' ') {
-      line.remove_prefix(1);
-      continue;
-    }
-    const std::size_t end = std::min(line.find(' '), line.size());
-    const std::string_view token = line.substr(0, end);
-    line.remove_prefix(end);
-    const std::size_t eq = token.find('=');
-    if (eq == std::string_view::npos || eq == 0) return std::nullopt;
-    std::uint64_t v = 0;
-    const std::string_view num = token.substr(eq + 1);
-    const auto [p, ec] = std::from_chars(num.data(), num.data() + num.size(), v);
-    if (ec != std::errc() || p != num.data() + num.size() || num.empty()) return std::nullopt;
-    out[std::string(token.substr(0, eq))] = v;
-  }
-  return out;
-}
-
-WarmFigures figures_from(const std::map<std::string, std::uint64_t, std::less<>>& m) {
-  auto get = [&](std::string_view k) {
-    const auto it = m.find(k);
-    return it == m.end() ? std::uint64_t{0} : it->second;
-  };
+WarmFigures figures_from(const admin::WireFields& m) {
+  auto get = [&](std::string_view k) { return admin::wire_field(m, k); };
   return {get("entries"),     get("dirs"),       get("bytes"),      get("data_total"),
           get("failed"),      get("paths_total"), get("paths_done"), get("discovering")};
 }
@@ -72,7 +42,7 @@ std::string format_summary(const WarmOutcome& o) {
 }
 
 std::optional<WarmFigures> parse_progress(std::string_view line) {
-  const auto m = parse_fields(line, kProgress);
+  const auto m = admin::parse_wire_fields(line, kProgress);
   if (!m) return std::nullopt;
   return figures_from(*m);
 }
@@ -90,14 +60,11 @@ std::optional<WarmFailure> parse_failure(std::string_view line) {
 }
 
 std::optional<WarmOutcome> parse_summary(std::string_view line) {
-  const auto m = parse_fields(line, kSummary);
+  const auto m = admin::parse_wire_fields(line, kSummary);
   if (!m) return std::nullopt;
   WarmOutcome o;
   o.figures = figures_from(*m);
-  auto get = [&](std::string_view k) {
-    const auto it = m->find(k);
-    return it == m->end() ? std::uint64_t{0} : it->second;
-  };
+  auto get = [&](std::string_view k) { return admin::wire_field(*m, k); };
   o.origin_calls = get("origin_calls");
   o.blocks_fetched = get("blocks_fetched");
   o.bytes_fetched = get("bytes_fetched");

@@ -1,5 +1,6 @@
 #include "gateway/app/cache_admin.h"
 
+#include <algorithm>
 #include <functional>
 #include <stdexcept>
 
@@ -56,7 +57,29 @@ stats::Report CacheAdmin::report() {
   r.store = store_.usage();
   if (blocks_) r.blocks = blocks_->usage();
   if (duplicate_counts_) r.duplicates = duplicate_counts_();
+  if (write_back_counts_) r.write_back = write_back_counts_();
   return r;
+}
+
+void CacheAdmin::unknown_export(const std::string& path, const std::vector<Export>& all) {
+  std::string known;
+  for (const auto& e : all) known += (known.empty() ? "" : ", ") + e.config->path;
+  throw std::invalid_argument("no export " + path + "; exports: " + known);
+}
+
+void CacheAdmin::flush(const std::string& export_path, const std::string& subpath,
+                       std::shared_ptr<writeback::FlushProgress> progress,
+                       std::function<void(writeback::FlushOutcome)> done) {
+  if (!export_path.empty()) {
+    const std::vector<Export> all = exports();
+    if (std::none_of(all.begin(), all.end(), [&](const Export& e) { return e.config->path == export_path; }))
+      unknown_export(export_path, all);
+  }
+  if (!flush_) {
+    done({true, "nothing to flush: no export writes back"});
+    return;
+  }
+  flush_(export_path, subpath, std::move(progress), std::move(done));
 }
 
 std::string CacheAdmin::invalidate(const std::string& export_path, const std::string& subpath,
@@ -84,9 +107,7 @@ std::string CacheAdmin::invalidate(const std::string& export_path, const std::st
     return "dropped the entries of " + std::to_string(*dropped) + " object" + (*dropped == 1 ? "" : "s") +
            " under " + where;
   }
-  std::string known;
-  for (const auto& e : all) known += (known.empty() ? "" : ", ") + e.config->path;
-  throw std::invalid_argument("no export " + export_path + "; exports: " + known);
+  unknown_export(export_path, all);
 }
 
 }  // namespace nfsgw

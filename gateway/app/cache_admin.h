@@ -1,6 +1,6 @@
 // The running gateway's answers to the admin socket (`nfsgw stats`,
-// `nfsgw invalidate`, `nfsgw exports`, `nfsgw warm`), over each export's metadata
-// and data caches.
+// `nfsgw invalidate`, `nfsgw exports`, `nfsgw warm`, `nfsgw flush`), over each
+// export's metadata and data caches and the write-back machinery.
 #pragma once
 
 #include <functional>
@@ -16,6 +16,7 @@
 #include "gateway/datacache/data_cache.h"
 #include "gateway/metacache/metadata_cache.h"
 #include "gateway/warm/warm_command.h"
+#include "gateway/writeback/write_back_types.h"
 
 namespace nfsgw {
 
@@ -40,6 +41,11 @@ class CacheAdmin final : public admin::AdminCommands {
     duplicate_counts_ = std::move(counts);
   }
 
+  /// Where report() reads the write-back counts (unset: no dirty log, no section).
+  void use_write_back_counts(std::function<writeback::WriteBackCounts()> counts) {
+    write_back_counts_ = std::move(counts);
+  }
+
   /// What `nfsgw warm` walks through, and the metadata disk budget `nfsgw exports`
   /// shows. Before the admin server starts; without it, warm is refused.
   void enable_warm(warm::WarmEnvironment env, std::uint64_t metadata_budget) {
@@ -61,8 +67,22 @@ class CacheAdmin final : public admin::AdminCommands {
   void warm(const admin::WarmRequest& request, std::shared_ptr<warm::WarmProgress> progress,
             std::function<void(warm::WarmOutcome)> done) override;
 
+  using FlushHook = std::function<void(const std::string& export_path, const std::string& subpath,
+                                       std::shared_ptr<writeback::FlushProgress>,
+                                       std::function<void(writeback::FlushOutcome)>)>;
+  /// What `nfsgw flush` runs once the export is known ("" export_path: every
+  /// export); called as flush() is. Before the admin server starts.
+  void on_flush(FlushHook hook) { flush_ = std::move(hook); }
+  /// Refuses an unknown export (std::invalid_argument); without a hook (no dirty
+  /// log) succeeds at once: nothing can be dirty.
+  void flush(const std::string& export_path, const std::string& subpath,
+             std::shared_ptr<writeback::FlushProgress> progress,
+             std::function<void(writeback::FlushOutcome)> done) override;
+
  private:
   std::vector<Export> exports() const;
+  /// Throws std::invalid_argument: `path` is none of `all`, which it names.
+  [[noreturn]] static void unknown_export(const std::string& path, const std::vector<Export>& all);
 
   cache::MetadataStore& store_;
   cache::BlockStore* blocks_;
@@ -70,6 +90,8 @@ class CacheAdmin final : public admin::AdminCommands {
   std::vector<Export> exports_;
   std::function<std::string(const std::string&)> reload_;
   std::function<rpc::DuplicateCacheCounts()> duplicate_counts_;
+  std::function<writeback::WriteBackCounts()> write_back_counts_;
+  FlushHook flush_;
   std::optional<warm::WarmEnvironment> warm_;
   std::uint64_t metadata_budget_ = 0;
 };

@@ -52,9 +52,7 @@ void CacheAdmin::warm(const admin::WarmRequest& request, std::shared_ptr<warm::W
     warm::start_warm(*warm_, w, request, std::move(progress), std::move(done));
     return;
   }
-  std::string known;
-  for (const auto& e : all) known += (known.empty() ? "" : ", ") + e.config->path;
-  throw std::invalid_argument("no export " + request.export_path + "; exports: " + known);
+  unknown_export(request.export_path, all);
 }
 
 }  // namespace nfsgw

@@ -9,7 +9,9 @@
 //   nfsgw exports --config FILE            each export's origin, windows, connections
 //   nfsgw warm --config FILE EXPORT[/PATH] [--depth N] [--data] [--parallel N] [--manifest FILE]
 //                                          fill the cache before clients ask
-// (the last five talk to the running nfsgw through <[cache] dir>/admin.sock)
+//   nfsgw flush --config FILE [EXPORT[/PATH]]
+//                                          commit write-back exports' dirty data at the origin
+// (the last six talk to the running nfsgw through <[cache] dir>/admin.sock)
 #include <malloc.h>
 
 #include <cstring>
@@ -31,9 +33,10 @@ int usage() {
                "       nfsgw --check-config FILE\n"
                "       " << nfsgw::admin::admin_usage()
             << "LEVEL: trace, debug, info (default), warn, error\n"
-               "stats, exports, invalidate, reload and warm talk to the running nfsgw through\n"
-               "<[cache] dir>/admin.sock; they exit 0 on success, 1 on an error (warm: a path\n"
-               "failed), 2 when nfsgw cannot be reached.\n";
+               "stats, exports, invalidate, reload, warm and flush talk to the running nfsgw\n"
+               "through <[cache] dir>/admin.sock; they exit 0 on success, 1 on an error (warm: a\n"
+               "path failed; flush: not everything could be committed), 2 when nfsgw cannot be\n"
+               "reached.\n";
   return 2;
 }
 

@@ -15,6 +15,7 @@
 #include "gateway/admin/admin_client.h"
 #include "gateway/admin/admin_protocol.h"
 #include "gateway/admin/export_target.h"
+#include "gateway/cli/flush_cli.h"
 #include "gateway/cli/warm_cli.h"
 
 namespace nfsgw::admin {
@@ -34,10 +35,20 @@ int usage_error(std::ostream& err, const std::string& message) {
   return kExitUnreachable;  // 2, as for every usage error of nfsgw
 }
 
+/// How `warm` and `flush` show their progress: on stderr, redrawn when a terminal.
+warm::WarmTerminal stderr_terminal() {
+  warm::WarmTerminal term;
+  term.is_tty = ::isatty(STDERR_FILENO) == 1;
+  winsize ws{};
+  if (term.is_tty && ::ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) term.width = ws.ws_col;
+  return term;
+}
+
 }  // namespace
 
 bool is_admin_subcommand(std::string_view arg) {
-  return arg == "stats" || arg == "invalidate" || arg == "reload" || arg == "exports" || arg == "warm";
+  return arg == "stats" || arg == "invalidate" || arg == "reload" || arg == "exports" || arg == "warm" ||
+         arg == "flush";
 }
 
 const char* admin_usage() {
@@ -45,19 +56,17 @@ const char* admin_usage() {
          "       nfsgw exports --config FILE\n"
          "       nfsgw invalidate --config FILE EXPORT[/PATH] [--recursive]\n"
          "       nfsgw reload --config FILE\n"
-         "       nfsgw warm --config FILE EXPORT[/PATH] [--depth N] [--data] [--parallel N] [--manifest FILE]\n";
+         "       nfsgw warm --config FILE EXPORT[/PATH] [--depth N] [--data] [--parallel N] [--manifest FILE]\n"
+         "       nfsgw flush --config FILE [EXPORT[/PATH]]\n";
 }
 
 int admin_main(int argc, char** argv, std::ostream& out, std::ostream& err) {
   Args a;
   a.command = argc > 1 ? argv[1] : "";
-  if (a.command == "warm") {
-    warm::WarmTerminal term;
-    term.is_tty = ::isatty(STDERR_FILENO) == 1;
-    winsize ws{};
-    if (term.is_tty && ::ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) term.width = ws.ws_col;
-    return warm::warm_main(std::vector<std::string>(argv + 2, argv + argc), out, err, term);
-  }
+  if (a.command == "warm")
+    return warm::warm_main(std::vector<std::string>(argv + 2, argv + argc), out, err, stderr_terminal());
+  if (a.command == "flush")
+    return flush_main(std::vector<std::string>(argv + 2, argv + argc), out, err, stderr_terminal());
   const bool stats = a.command == "stats";
   const bool reload = a.command == "reload";
   const bool exports = a.command == "exports";

@@ -6,9 +6,11 @@
 //   nfsgw reload --config FILE
 //   nfsgw exports --config FILE
 //   nfsgw warm --config FILE EXPORT[/PATH] [--depth N] [--data] [--parallel N] [--manifest FILE]
+//   nfsgw flush --config FILE [EXPORT[/PATH]]
 //
 // All read FILE for `[cache] dir` (the socket is <dir>/admin.sock) and, for
-// invalidate and warm, the export paths (warm: gateway/cli/warm_cli.h). reload asks the running nfsgw to read FILE and
+// invalidate, warm and flush, the export paths (warm: gateway/cli/warm_cli.h;
+// flush: gateway/cli/flush_cli.h). reload asks the running nfsgw to read FILE and
 // apply it (docs/operations.md); a FILE that is not valid is refused here already,
 // with the message nfsgw gives at start-up, and the running one is unchanged. Exit codes: 0 ok, 1 error (from nfsgw, a bad
 // configuration, an unknown export), 2 nfsgw unreachable or a usage error.
@@ -19,7 +21,7 @@
 
 namespace nfsgw::admin {
 
-/// True for "stats", "invalidate", "reload", "exports" and "warm".
+/// True for "stats", "invalidate", "reload", "exports", "warm" and "flush".
 bool is_admin_subcommand(std::string_view arg);
 
 /// The usage lines of the subcommands, for nfsgw's usage text.

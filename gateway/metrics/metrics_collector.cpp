@@ -157,6 +157,46 @@ void store_families(Families& f, const stats::Report& r) {
   }
 }
 
+/// The dirty log and the flusher, gateway-wide (the log is shared by every export).
+void write_back_families(Families& f, const writeback::WriteBackCounts& w) {
+  f.gauge("nfsgw_writeback_dirty_bytes", "Bytes of WRITEs acknowledged and not yet committed at the origin.", {},
+          d(w.dirty_bytes));
+  f.gauge("nfsgw_writeback_dirty_files", "Files with dirty data not yet committed at the origin.", {},
+          d(w.dirty_files));
+  f.gauge("nfsgw_writeback_log_bytes", "Size of the dirty log on disk, counted against its budget.", {},
+          d(w.log_bytes));
+  f.gauge("nfsgw_writeback_log_budget_bytes", "The dirty log's budget ([cache] dirty_max_gb).", {},
+          d(w.budget_bytes));
+  f.gauge("nfsgw_writeback_oldest_dirty_age_seconds", "Age of the oldest dirty data (0 when nothing is dirty).", {},
+          static_cast<double>(w.oldest_dirty_age_ms) / 1000.0);
+  f.counter("nfsgw_writeback_absorbed_writes_total", "WRITEs answered from the dirty log (writes = \"back\").", {},
+            d(w.writes_absorbed));
+  f.counter("nfsgw_writeback_absorbed_bytes_total", "Bytes of the WRITEs answered from the dirty log.", {},
+            d(w.bytes_absorbed));
+  f.counter("nfsgw_writeback_flushed_bytes_total", "Dirty bytes committed at the origin and cleaned.", {},
+            d(w.flushed_bytes));
+  f.counter("nfsgw_writeback_flushed_files_total", "Dirty files that became clean.", {}, d(w.flushed_files));
+  f.counter("nfsgw_writeback_origin_writes_total", "WRITEs the flusher sent to the origin.", {}, d(w.flush_writes));
+  f.counter("nfsgw_writeback_origin_commits_total", "COMMITs the flusher sent to the origin.", {},
+            d(w.flush_commits));
+  f.counter("nfsgw_writeback_retries_total",
+            "Extents the flusher sent again (an error, or the origin's write verifier changed).", {}, d(w.retries));
+  f.counter("nfsgw_writeback_verifier_changes_total",
+            "COMMITs whose verifier differed from the WRITEs' (the origin restarted): the data was sent again.", {},
+            d(w.verifier_changes));
+  f.counter("nfsgw_writeback_conflicts_total",
+            "Flushes that found the origin's copy changed behind nfsgw since the data was written.", {},
+            d(w.conflicts));
+  f.counter("nfsgw_writeback_stale_dropped_total",
+            "Dirty files gone at the origin (STALE) whose dirty data was dropped.", {}, d(w.stale_dropped));
+  f.counter("nfsgw_writeback_budget_waits_total", "WRITEs that waited for room in the full dirty log.", {},
+            d(w.budget_waits));
+  f.counter("nfsgw_writeback_budget_jukebox_total",
+            "WRITEs answered NFS3ERR_JUKEBOX after waiting for room in the dirty log.", {}, d(w.budget_jukebox));
+  f.counter("nfsgw_writeback_log_errors_total",
+            "WRITEs answered with an error because the dirty log could not be written.", {}, d(w.log_errors));
+}
+
 }  // namespace
 
 std::vector<MetricFamily> MetricsCollector::Collect() const {
@@ -195,6 +235,7 @@ std::vector<MetricFamily> MetricsCollector::Collect() const {
   }
   for (const auto& [path, e] : metered) meter_families(f, *e);
   if (report) store_families(f, *report);
+  if (report && report->write_back) write_back_families(f, *report->write_back);
   return f.take();
 }
 

@@ -1,8 +1,8 @@
 // The Prometheus families of nfsgw, built at scrape time from the counters the
-// gateway keeps anyway: each export's metadata cache and data cache counts and
-// the stores' usage (the same report `nfsgw stats` prints), the
-// server's connections and calls in flight, the duplicate request cache, and the
-// CallMeters of the measured layers (latency and errors). Nothing here is on a
+// gateway keeps anyway: each export's metadata cache and data cache counts, the
+// stores' usage and the write-back counts (the same report `nfsgw stats` prints),
+// the server's connections and calls in flight, the duplicate request cache, and
+// the CallMeters of the measured layers (latency and errors). Nothing here is on a
 // call's path: Collect() runs on the endpoint's thread and only reads.
 //
 // Names follow Prometheus' conventions: `nfsgw_` prefix, `_total` on counters,

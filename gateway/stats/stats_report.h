@@ -2,7 +2,8 @@
 // (gateway/metrics/metrics_collector.h) report, composed from each layer's own
 // counts: per export the metadata cache's (metacache/metacache_stats.h) and the
 // data cache's (datacache/data_stats.h); for the gateway the duplicate request
-// cache's (rpc/duplicate_cache.h) and the usage of the two stores (cache/). No
+// cache's (rpc/duplicate_cache.h), the usage of the two stores (cache/) and the
+// write-back machinery's counts (writeback/write_back_types.h). No
 // layer's stats carry another's: they meet only here.
 #pragma once
 
@@ -14,6 +15,7 @@
 #include "gateway/datacache/data_stats.h"
 #include "gateway/metacache/metacache_stats.h"
 #include "gateway/rpc/duplicate_cache.h"
+#include "gateway/writeback/write_back_types.h"
 
 namespace nfsgw::stats {
 
@@ -29,6 +31,7 @@ struct Report {
   cache::StoreUsage store;                              // the metadata store
   std::optional<cache::BlockUsage> blocks;              // the data cache's store, when there is one
   std::optional<rpc::DuplicateCacheCounts> duplicates;  // when the gateway has one
+  std::optional<writeback::WriteBackCounts> write_back;  // when the dirty log is open
 };
 
 }  // namespace nfsgw::stats

@@ -7,6 +7,8 @@
 
 #include "gateway/admin/admin_protocol.h"
 #include "gateway/admin/export_target.h"
+#include "gateway/admin/flush_wire.h"
+#include "gateway/cli/flush_cli.h"
 
 namespace nfsgw::admin {
 namespace {
@@ -68,6 +70,39 @@ TEST(AdminProtocol, ParsesReload) {
   EXPECT_THROW(parse_request("v1 reload /a /b"), std::invalid_argument);
 }
 
+TEST(AdminProtocol, ParsesFlush) {
+  EXPECT_EQ(parse_request("v1 flush /ex%20port /a//b/"), Request(FlushRequest{"/ex port", "/a/b"}));
+  EXPECT_EQ(parse_request("v1 flush /export /"), Request(FlushRequest{"/export", ""}));
+  EXPECT_EQ(parse_request("v1 flush * /"), Request(FlushRequest{"", ""}));
+  EXPECT_EQ(format_request(FlushRequest{"", ""}), "v1 flush * /\n");
+  EXPECT_EQ(format_request(FlushRequest{"/my export", "/a%b"}), "v1 flush /my%20export /a%25b\n");
+  EXPECT_THROW(parse_request("v1 flush * /a"), std::invalid_argument);  // every export: no path inside
+  EXPECT_THROW(parse_request("v1 flush export /"), std::invalid_argument);
+  EXPECT_THROW(parse_request("v1 flush /export"), std::invalid_argument);
+  EXPECT_THROW(parse_request("v1 flush /export / 1"), std::invalid_argument);
+  EXPECT_THROW(parse_request("v1 flush /export /a/../b"), std::invalid_argument);
+}
+
+TEST(AdminProtocol, FlushLinesRoundTrip) {
+  const FlushFigures f{3, 12u << 20, 40u << 20};
+  const std::string progress = format_flush_progress(f);
+  EXPECT_EQ(progress, "progress files_left=3 bytes_left=12582912 bytes_flushed=41943040\n");
+  EXPECT_EQ(parse_flush_progress(std::string_view(progress).substr(0, progress.size() - 1)), f);
+  const FlushSummary s{f, 5200};
+  const std::string summary = format_flush_summary(s);
+  EXPECT_EQ(parse_flush_summary(std::string_view(summary).substr(0, summary.size() - 1)), s);
+  EXPECT_EQ(format_flush_message("done\nnow"), "flushed done\\x0Anow\n");
+  EXPECT_EQ(parse_flush_message("flushed 2 files committed"), "2 files committed");
+  EXPECT_FALSE(parse_flush_progress("progress files_left=x"));
+  EXPECT_FALSE(parse_flush_summary("progress files_left=1"));
+  EXPECT_FALSE(parse_flush_message("flushedx"));
+  // What `nfsgw flush` shows of them.
+  EXPECT_EQ(flush_progress_line(f, 5.0), "flush: 3 files, 12.0 MiB left; 40.0 MiB flushed (8.0 MiB/s), 0:05 elapsed");
+  EXPECT_EQ(flush_progress_line({1, 512, 0}, 0.0), "flush: 1 file, 512 B left; 0 B flushed, 0:00 elapsed");
+  EXPECT_EQ(flush_done_line("/export/a", s, "3 files committed"),
+            "flushed /export/a: 40.0 MiB in 5.2 s; 3 files committed\n");
+}
+
 TEST(AdminProtocol, RefusesOtherVersionsAndGarbageWithAClearMessage) {
   try {
     parse_request("v2 stats");
@@ -95,6 +130,9 @@ TEST(AdminProtocol, FormatThenParseIsTheIdentity) {
       InvalidateRequest{"/my export", "/with space/new\nline/100%", true},
       ReloadRequest{"/etc/nfsgw/nfsgw.toml"},
       ReloadRequest{"/etc/my conf/100%.toml"},
+      FlushRequest{"", ""},
+      FlushRequest{"/export", ""},
+      FlushRequest{"/my export", "/with space/new\nline/100%"},
   };
   for (const auto& r : requests) {
     const std::string line = format_request(r);

@@ -33,6 +33,8 @@
 #include "gateway/admin/admin_client.h"
 #include "gateway/admin/admin_protocol.h"
 #include "gateway/admin/admin_server.h"
+#include "gateway/admin/flush_wire.h"
+#include "gateway/cli/flush_cli.h"
 #include "tests/support/waiting.h"
 
 namespace nfsgw::admin {
@@ -49,6 +51,57 @@ struct Invalidation {
 
 class FakeCommands : public AdminCommands {
  public:
+  ~FakeCommands() override {
+    finish_flush();
+    if (flush_thread_.joinable()) flush_thread_.join();
+  }
+
+  /// "/ex port": 2 files, 4 KiB left, 1 KiB flushed until finish_flush(), then
+  /// done; "/ex port/deep": fails at once with 1 file left; others: done at once.
+  void flush(const std::string& export_path, const std::string& subpath,
+             std::shared_ptr<writeback::FlushProgress> progress,
+             std::function<void(writeback::FlushOutcome)> done) override {
+    if (export_path == "/unknown") throw std::invalid_argument("no export /unknown; exports: /ex port");
+    {
+      std::lock_guard lock(mu_);
+      flushes_.push_back({export_path, subpath, false});
+    }
+    if (export_path == "/ex port/deep") {
+      progress->files_left = 1;
+      progress->bytes_left = 2048;
+      done({false, "the origin answered NFS3ERR_ROFS"});
+      return;
+    }
+    if (export_path != "/ex port") {
+      done({true, "nothing dirty"});
+      return;
+    }
+    progress->files_left = 2;
+    progress->bytes_left = 4096;
+    progress->bytes_flushed = 1024;
+    flush_thread_ = std::thread([this, progress, done = std::move(done)] {
+      {
+        std::unique_lock lock(mu_);
+        cv_.wait(lock, [this] { return flush_finished_; });
+      }
+      progress->files_left = 0;
+      progress->bytes_left = 0;
+      progress->bytes_flushed = 5120;
+      done({true, "2 files committed"});
+    });
+  }
+  void finish_flush() {
+    {
+      std::lock_guard lock(mu_);
+      flush_finished_ = true;
+    }
+    cv_.notify_all();
+  }
+  std::vector<Invalidation> flushes() {
+    std::lock_guard lock(mu_);
+    return flushes_;
+  }
+
   stats::Report report() override {
     std::unique_lock lock(mu_);
     threads_.push_back(std::this_thread::get_id());
@@ -125,6 +178,9 @@ class FakeCommands : public AdminCommands {
   std::vector<Invalidation> calls_;
   std::vector<std::string> reloads_;
   bool refuse_reload_ = false;
+  std::vector<Invalidation> flushes_;  // export and subpath asked for
+  bool flush_finished_ = false;
+  std::thread flush_thread_;
 };
 
 struct Reply {
@@ -363,6 +419,64 @@ TEST_F(AdminServerTest, CliSplitsTheTargetAgainstTheConfiguredExports) {
   EXPECT_EQ(cli({"nfsgw", "stats"}).code, 2);  // usage
   EXPECT_EQ(cli({"nfsgw", "invalidate", "--config", cfg}).code, 2);
   EXPECT_EQ(cli({"nfsgw", "stats", "--config", dir_ + "/missing.toml"}).code, kExitError);
+}
+
+TEST_F(AdminServerTest, FlushStreamsProgressUntilDoneThenTheSummary) {
+  AdminLimits limits = fast_limits();
+  limits.progress_interval = 5ms;
+  start_server(limits);
+  std::vector<std::string> lines;
+  std::ostringstream err;
+  const int code = stream_admin_request(
+      path_, format_request(FlushRequest{"/ex port", "/a"}),
+      [&](std::string_view line) {
+        lines.emplace_back(line);
+        // What is left is shown while the flush runs; then it may end.
+        if (parse_flush_progress(line)) fake_.finish_flush();
+      },
+      err, 10s);
+  EXPECT_EQ(code, kExitOk) << err.str();
+  ASSERT_GE(lines.size(), 3u);
+  EXPECT_EQ(lines[0], "progress files_left=2 bytes_left=4096 bytes_flushed=1024");
+  const auto summary = parse_flush_summary(lines[lines.size() - 2]);
+  ASSERT_TRUE(summary) << lines[lines.size() - 2];
+  EXPECT_EQ(summary->figures, (FlushFigures{0, 0, 5120}));
+  EXPECT_EQ(lines.back(), "flushed 2 files committed");
+  ASSERT_EQ(fake_.flushes().size(), 1u);
+  EXPECT_EQ(fake_.flushes()[0].export_path, "/ex port");
+  EXPECT_EQ(fake_.flushes()[0].subpath, "/a");
+}
+
+TEST_F(AdminServerTest, FlushCliPrintsTheOutcomeAndExitsWithIt) {
+  start_server();
+  const std::string cfg = write_config();
+  // Every export: the gateway's message on the one line on stdout.
+  Reply r = cli({"nfsgw", "flush", "--config", cfg});
+  EXPECT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_EQ(r.out.rfind("flushed every export: 0 B in ", 0), 0u) << r.out;
+  EXPECT_TRUE(r.out.ends_with(" s; nothing dirty\n")) << r.out;
+  // A failure: the message and what is still dirty, exit 1.
+  r = cli({"nfsgw", "flush", "--config", cfg, "/ex port/deep"});
+  EXPECT_EQ(r.code, kExitError);
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find("nfsgw: the origin answered NFS3ERR_ROFS\n"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("nfsgw: /ex port/deep: 1 files (2.0 KiB) still dirty; 0 B flushed\n"), std::string::npos)
+      << r.err;
+  // An unknown export is refused by the CLI, from the configuration...
+  r = cli({"nfsgw", "flush", "--config", cfg, "/nope"});
+  EXPECT_EQ(r.code, kExitError);
+  EXPECT_NE(r.err.find("/ex port, /ex port/deep"), std::string::npos) << r.err;
+  // ...and by the gateway, when asked directly.
+  const Reply direct = ask(FlushRequest{"/unknown", ""});
+  EXPECT_EQ(direct.code, kExitError);
+  EXPECT_EQ(direct.err, "nfsgw: no export /unknown; exports: /ex port\n");
+  EXPECT_EQ(cli({"nfsgw", "flush"}).code, 2);  // usage
+  EXPECT_EQ(cli({"nfsgw", "flush", "--config", cfg, "/ex port", "/ex port/deep"}).code, 2);
+  const auto flushes = fake_.flushes();
+  ASSERT_EQ(flushes.size(), 2u) << "the unknown exports reach no flush";
+  EXPECT_EQ(flushes[0].export_path, "");
+  EXPECT_EQ(flushes[1].export_path, "/ex port/deep");
+  EXPECT_EQ(flushes[1].subpath, "");
 }
 
 TEST_F(AdminServerTest, ReloadSendsTheAbsolutePathAndPrintsTheAnswer) {

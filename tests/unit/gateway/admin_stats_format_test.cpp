@@ -203,5 +203,62 @@ TEST(StatsFormat, JsonCarriesTheDuplicateRequestCache) {
   EXPECT_EQ(j.find('\n'), j.size() - 1) << "one line";
 }
 
+writeback::WriteBackCounts write_back_counts() {
+  writeback::WriteBackCounts w;
+  w.dirty_bytes = 3u << 20;
+  w.dirty_files = 2;
+  w.log_bytes = 5u << 20;
+  w.budget_bytes = 4ull << 30;
+  w.oldest_dirty_age_ms = 42500;
+  w.writes_absorbed = 120;
+  w.bytes_absorbed = 12u << 20;
+  w.flushed_bytes = 9u << 20;
+  w.flushed_files = 7;
+  w.flush_writes = 15;
+  w.flush_commits = 3;
+  w.retries = 4;
+  w.verifier_changes = 1;
+  w.conflicts = 2;
+  w.stale_dropped = 5;
+  w.budget_waits = 6;
+  w.budget_jukebox = 8;
+  w.log_errors = 9;
+  return w;
+}
+
+TEST(StatsFormat, TextShowsTheWriteBackSection) {
+  stats::Report r = sample_report();
+  EXPECT_EQ(format_stats_text(r).find("write-back"), std::string::npos) << "no dirty log: no section";
+  r.write_back = write_back_counts();
+  const std::string t = format_stats_text(r);
+  EXPECT_NE(t.find("write-back\n"
+                   "  dirty: 3.0 MiB in 2 files, the oldest written 42.5 s ago; log 5.0 MiB of 4.0 GiB\n"
+                   "  absorbed: 120 writes (12.0 MiB); flushed: 9.0 MiB in 7 files (15 WRITEs, 3 COMMITs to the "
+                   "origin)\n"
+                   "  retries 4, verifier changes 1, conflicts 2, stale dropped 5; budget waits 6 (jukebox 8); log "
+                   "errors 9\n"),
+            std::string::npos)
+      << t;
+  r.write_back = writeback::WriteBackCounts{};
+  r.write_back->budget_bytes = 1ull << 30;
+  EXPECT_NE(format_stats_text(r).find("write-back\n  nothing dirty; log 0 B of 1.0 GiB\n"), std::string::npos)
+      << format_stats_text(r);
+}
+
+TEST(StatsFormat, JsonCarriesTheWriteBackCounts) {
+  stats::Report r = sample_report();
+  EXPECT_EQ(format_stats_json(r).find("write_back"), std::string::npos);
+  r.write_back = write_back_counts();
+  const std::string j = format_stats_json(r);
+  EXPECT_NE(j.find(R"("data_store":null,"write_back":{"dirty_bytes":3145728,"dirty_files":2,"log_bytes":5242880,)"
+                   R"("budget_bytes":4294967296,"oldest_dirty_age_ms":42500,"writes_absorbed":120,)"
+                   R"("bytes_absorbed":12582912,"flushed_bytes":9437184,"flushed_files":7,"flush_writes":15,)"
+                   R"("flush_commits":3,"retries":4,"verifier_changes":1,"conflicts":2,"stale_dropped":5,)"
+                   R"("budget_waits":6,"budget_jukebox":8,"log_errors":9}})"),
+            std::string::npos)
+      << j;
+  EXPECT_EQ(j.find('\n'), j.size() - 1) << "one line";
+}
+
 }  // namespace
 }  // namespace nfsgw::admin

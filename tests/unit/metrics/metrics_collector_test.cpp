@@ -43,6 +43,26 @@ stats::Report sample_report() {
   b.budget = 16ull << 30;
   b.evicted_blocks = 7;
   r.blocks = b;
+  writeback::WriteBackCounts w;
+  w.dirty_bytes = 3u << 20;
+  w.dirty_files = 2;
+  w.log_bytes = 5u << 20;
+  w.budget_bytes = 4ull << 30;
+  w.oldest_dirty_age_ms = 42500;
+  w.writes_absorbed = 120;
+  w.bytes_absorbed = 12u << 20;
+  w.flushed_bytes = 9u << 20;
+  w.flushed_files = 7;
+  w.flush_writes = 15;
+  w.flush_commits = 3;
+  w.retries = 4;
+  w.verifier_changes = 1;
+  w.conflicts = 2;
+  w.stale_dropped = 5;
+  w.budget_waits = 6;
+  w.budget_jukebox = 8;
+  w.log_errors = 9;
+  r.write_back = w;
   return r;
 }
 
@@ -129,6 +149,39 @@ TEST(MetricsCollector, ServerDuplicateCacheAndStoreSizes) {
   expect_line(t, R"(nfsgw_cache_evictions_total{kind="metadata",tier="disk"} 2)");
   expect_line(t, R"(nfsgw_cache_evictions_total{kind="data",tier="disk"} 7)");
   expect_line(t, "nfsgw_cache_disk_degraded 0");
+}
+
+TEST(MetricsCollector, WriteBackGaugesAndCounters) {
+  Fixture fx;
+  const std::string t = scrape(MetricsCollector(fx.sources()));
+  expect_line(t, "# TYPE nfsgw_writeback_dirty_bytes gauge");
+  expect_line(t, "nfsgw_writeback_dirty_bytes 3145728");
+  expect_line(t, "nfsgw_writeback_dirty_files 2");
+  expect_line(t, "nfsgw_writeback_log_bytes 5242880");
+  expect_line(t, "nfsgw_writeback_log_budget_bytes 4294967296");
+  expect_line(t, "nfsgw_writeback_oldest_dirty_age_seconds 42.5");
+  expect_line(t, "# TYPE nfsgw_writeback_absorbed_writes_total counter");
+  expect_line(t, "nfsgw_writeback_absorbed_writes_total 120");
+  expect_line(t, "nfsgw_writeback_absorbed_bytes_total 12582912");
+  expect_line(t, "nfsgw_writeback_flushed_bytes_total 9437184");
+  expect_line(t, "nfsgw_writeback_flushed_files_total 7");
+  expect_line(t, "nfsgw_writeback_origin_writes_total 15");
+  expect_line(t, "nfsgw_writeback_origin_commits_total 3");
+  expect_line(t, "nfsgw_writeback_retries_total 4");
+  expect_line(t, "nfsgw_writeback_verifier_changes_total 1");
+  expect_line(t, "nfsgw_writeback_conflicts_total 2");
+  expect_line(t, "nfsgw_writeback_stale_dropped_total 5");
+  expect_line(t, "nfsgw_writeback_budget_waits_total 6");
+  expect_line(t, "nfsgw_writeback_budget_jukebox_total 8");
+  expect_line(t, "nfsgw_writeback_log_errors_total 9");
+  // No dirty log: no write-back families.
+  MetricsSources s = fx.sources();
+  s.report = [] {
+    stats::Report r = sample_report();
+    r.write_back.reset();
+    return r;
+  };
+  EXPECT_EQ(scrape(MetricsCollector(s)).find("nfsgw_writeback_"), std::string::npos);
 }
 
 TEST(MetricsCollector, NamesFollowPrometheusConventions) {
