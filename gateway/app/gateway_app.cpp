@@ -275,6 +275,22 @@ GatewayApp::GatewayApp(config::Config cfg, std::string config_path, const cache:
   p.dispatcher.add(rpc::make_mount1_table(*p.mount));
   p.cache_admin.emplace(*p.metadata, p.blocks.get(), std::move(admin_exports));
   p.cache_admin->use_duplicate_counts([d = &p.duplicates] { return d->counts(); });
+  if (p.dirty_files) {
+    p.cache_admin->use_write_back_counts([d = &*p.dirty_files] { return d->counts(); });
+    // `nfsgw flush [EXPORT[/PATH]]`: dirty files are known by handle, not by path,
+    // so a path flushes its export's whole origin (every file dirty there).
+    p.cache_admin->on_flush([this](const std::string& export_path, const std::string& /*subpath*/,
+                                   std::shared_ptr<writeback::FlushProgress> progress,
+                                   std::function<void(writeback::FlushOutcome)> done) {
+      std::optional<std::uint32_t> space;
+      if (!export_path.empty()) {
+        std::lock_guard lock(parts_->stacks_mu);
+        for (const auto& [id, st] : parts_->serving)
+          if (st->config->path == export_path) space = st->config->cache_space;
+      }
+      parts_->flusher->flush_all(space, std::move(progress), std::move(done));
+    });
+  }
   p.reloader.emplace(cfg_, config_path_, [this](const config::Config& now, const config::ReloadPlan& plan) {
     return apply(now, plan);
   });
@@ -376,6 +392,10 @@ GatewayApp::Stack& GatewayApp::build_export(const config::ExportConfig& e) {
     ds.readahead_bytes = static_cast<std::uint64_t>(e.readahead_kb) << 10;
     ds.reply_budget = p.read_replies;
     ds.block_budget = p.read_blocks;
+    if (p.dirty_files)
+      ds.passes_through = [d = &*p.dirty_files, space = e.cache_space](const nfs3::FileHandle& fh) {
+        return d->has(cache::ObjectKey{space, fh});
+      };
     p.data_caches.push_back(std::make_unique<datacache::DataCache>(*top, *p.blocks, *p.data_pool, e.id, ds));
     dc = p.data_caches.back().get();
     top = dc;

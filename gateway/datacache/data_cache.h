@@ -37,6 +37,7 @@
 #include <utility>  // before Asio (Boost 1.74 under C++20)
 
 #include <atomic>
+#include <functional>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -73,6 +74,10 @@ struct DataCacheSettings {
   ///   long as anyone holds it; a block read from the disk for a READ that needs
   ///   only a part of it. Read-ahead starts only when its block fits at once.
   std::shared_ptr<cache::ByteBudget> reply_budget, block_budget;
+  /// Files whose READs go to the layer below as asked, not through blocks: those
+  /// the write-back layer below holds dirty bytes of (it serves a range of them
+  /// without the origin, a whole block may need it). Unset: none.
+  std::function<bool(const nfs3::FileHandle&)> passes_through;
 };
 
 class DataCache final : public ForwardingProgram<DataCache> {

@@ -118,6 +118,12 @@ Now<nfs3::ReadRes> DataCache::read_now(const CallContext& ctx, const nfs3::ReadA
 
 Awaitable<nfs3::ReadRes> DataCache::read(const CallContext& ctx, nfs3::ReadArgs args) {
   stats_.bump(DataStats::Reads);
+  if (settings_.passes_through && settings_.passes_through(args.file)) {
+    // The layer below holds this file's newest bytes (write-back): its READ, as the
+    // caller asked it, needs no block from the origin.
+    stats_.bump(DataStats::Forwarded);
+    co_return co_await next_.read(ctx, std::move(args));
+  }
   std::optional<nfs3::ReadRes> served;
   try {
     auto cached = read_cached(ctx, args);

@@ -77,7 +77,16 @@ std::optional<nfs3::Fattr> DirtyFiles::attributes(const cache::ObjectKey& k) con
 
 nfs3::Fattr DirtyFiles::base_locked(const cache::ObjectKey& k, const nfs3::Fattr& origin) const {
   nfs3::Fattr a = origin;
-  if (const auto end = log_.dirty_end(k)) a.size = std::max(a.size, *end);
+  if (const auto end = log_.dirty_end(k)) {
+    // Bytes from an earlier run: its snapshots showed other contents under times
+    // of their own, which nothing remembers. The origin's times with these bytes
+    // could be one of them (a data cache would serve that version's blocks):
+    // times from now on, after any that run gave, stand for these contents.
+    a.size = std::max(a.size, *end);
+    a.used = std::max(a.used, a.size);
+    a.mtime = next_time_locked(std::max(a.mtime, a.ctime, [](auto& x, auto& y) { return before(x, y); }));
+    a.ctime = a.mtime;
+  }
   return a;
 }
 

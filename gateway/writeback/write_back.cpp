@@ -162,7 +162,11 @@ Awaitable<nfs3::CreateRes> WriteBack::create(const CallContext& ctx, nfs3::Creat
 // ---- data -------------------------------------------------------------------------
 
 Awaitable<bool> WriteBack::granted(const CallContext& ctx, const nfs3::FileHandle& fh, std::uint32_t bits) {
-  nfs3::AccessArgs asked{fh, bits};
+  // Asked for all three whatever this call needs, so that the answer the layer
+  // below learns covers every later READ and WRITE of the file (an answer is kept
+  // for the bits asked: a WRITE that extends the file after one that did not would
+  // otherwise need the origin, which may be down).
+  nfs3::AccessArgs asked{fh, nfs3::access::Read | nfs3::access::Modify | nfs3::access::Extend};
   const nfs3::AccessRes r = co_await next_.access(ctx, std::move(asked));
   co_return r.status == Status::Ok && !r.gateway_status && (r.access & bits) == bits;
 }
