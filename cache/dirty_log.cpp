@@ -15,11 +15,6 @@ namespace {
 constexpr std::uint64_t kEnd = std::numeric_limits<std::uint64_t>::max();
 }  // namespace
 
-std::size_t DirtyLog::ObjectKeyHash::operator()(const ObjectKey& k) const {
-  const auto v = k.fh.view();
-  return key_hash({reinterpret_cast<const char*>(v.data()), v.size()}) ^ (std::size_t{k.export_id} * 0x9e3779b97f4a7c15ull);
-}
-
 std::unique_ptr<DirtyLog> DirtyLog::open(LogFiles& files, DirtyLogOptions options) {
   std::unique_ptr<DirtyLog> log(new DirtyLog(files, nullptr, options));
   log->replay();

@@ -181,9 +181,6 @@ class DirtyLog {
     /// replay would see the file, so truncate() and drop() must log.
     std::uint64_t newest_segment = 0;
   };
-  struct ObjectKeyHash {
-    std::size_t operator()(const ObjectKey& k) const;
-  };
 
   DirtyLog(LogFiles& files, std::unique_ptr<LogFiles> owned, DirtyLogOptions options);
   void replay();

@@ -14,6 +14,7 @@
 // object's Stamp instead (a chmod through nfsgw must invalidate ACCESS answers).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -21,6 +22,7 @@
 #include <vector>
 
 #include "cache/clock.h"
+#include "cache/key_hash.h"
 #include "protocol/auth_groups.h"
 #include "protocol/nfs3_types.h"
 
@@ -31,6 +33,23 @@ struct ObjectKey {
   std::uint32_t export_id = 0;
   nfs3::FileHandle fh;
   friend bool operator==(const ObjectKey&, const ObjectKey&) = default;
+};
+
+/// ObjectKey in unordered containers (key_hash of the handle, mixed with the
+/// space) and in ordered ones (space, then handle bytes).
+struct ObjectKeyHash {
+  std::size_t operator()(const ObjectKey& k) const noexcept {
+    const auto v = k.fh.view();
+    return key_hash({reinterpret_cast<const char*>(v.data()), v.size()}) ^
+           (std::size_t{k.export_id} * 0x9e3779b97f4a7c15ull);
+  }
+};
+struct ObjectKeyLess {
+  bool operator()(const ObjectKey& a, const ObjectKey& b) const noexcept {
+    if (a.export_id != b.export_id) return a.export_id < b.export_id;
+    const auto x = a.fh.view(), y = b.fh.view();
+    return std::lexicographical_compare(x.begin(), x.end(), y.begin(), y.end());
+  }
 };
 
 /// A name in a directory.

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "cache/key_hash.h"
 
 namespace nfsgw::writeback {
 
@@ -16,13 +15,7 @@ bool before(const nfs3::Time& a, const nfs3::Time& b) {
 
 }  // namespace
 
-std::size_t DirtyFiles::KeyHash::operator()(const cache::ObjectKey& k) const {
-  const auto v = k.fh.view();
-  return cache::key_hash({reinterpret_cast<const char*>(v.data()), v.size()}) ^
-         (std::size_t{k.export_id} * 0x9e3779b97f4a7c15ull);
-}
-
-std::size_t DirtyFiles::stripe_of(const cache::ObjectKey& k) { return KeyHash{}(k) % kStripes; }
+std::size_t DirtyFiles::stripe_of(const cache::ObjectKey& k) { return cache::ObjectKeyHash{}(k) % kStripes; }
 
 DirtyFiles::DirtyFiles(cache::DirtyLog& log, const cache::Clock& clock) : log_(log), clock_(clock) {}
 
@@ -116,7 +109,7 @@ DirtyFiles::Entry& DirtyFiles::make_locked(const cache::ObjectKey& k) {
   return it->second;
 }
 
-void DirtyFiles::erase_locked(std::unordered_map<cache::ObjectKey, Entry, KeyHash>::iterator it) {
+void DirtyFiles::erase_locked(std::unordered_map<cache::ObjectKey, Entry, cache::ObjectKeyHash>::iterator it) {
   files_.erase(it);
   entries_.fetch_sub(1, std::memory_order_acq_rel);
 }

@@ -118,9 +118,6 @@ class DirtyFiles {
   struct alignas(64) Stripe {
     std::atomic<std::uint64_t> changes{0};
   };
-  struct KeyHash {
-    std::size_t operator()(const cache::ObjectKey& k) const;
-  };
 
   static std::size_t stripe_of(const cache::ObjectKey& k);
   void bump(const cache::ObjectKey& k) { stripes_[stripe_of(k)].changes.fetch_add(1, std::memory_order_acq_rel); }
@@ -129,7 +126,7 @@ class DirtyFiles {
   /// A time after `t` and not before now. mu_ held.
   nfs3::Time next_time_locked(const nfs3::Time& t) const;
   Entry& make_locked(const cache::ObjectKey& k);
-  void erase_locked(std::unordered_map<cache::ObjectKey, Entry, KeyHash>::iterator it);
+  void erase_locked(std::unordered_map<cache::ObjectKey, Entry, cache::ObjectKeyHash>::iterator it);
 
   cache::DirtyLog& log_;
   const cache::Clock& clock_;
@@ -137,7 +134,7 @@ class DirtyFiles {
   std::array<Stripe, kStripes> stripes_{};
   std::atomic<std::uint64_t> entries_{0};
   mutable std::mutex mu_;
-  std::unordered_map<cache::ObjectKey, Entry, KeyHash> files_;
+  std::unordered_map<cache::ObjectKey, Entry, cache::ObjectKeyHash> files_;
 };
 
 }  // namespace nfsgw::writeback

@@ -20,12 +20,6 @@ using nfs3::Status;
 
 namespace {
 
-bool key_less(const cache::ObjectKey& a, const cache::ObjectKey& b) {
-  if (a.export_id != b.export_id) return a.export_id < b.export_id;
-  const auto x = a.fh.view(), y = b.fh.view();
-  return std::lexicographical_compare(x.begin(), x.end(), y.begin(), y.end());
-}
-
 std::string hex_of(const nfs3::FileHandle& fh) {
   static constexpr char kDigits[] = "0123456789abcdef";
   std::string s;
@@ -72,10 +66,7 @@ Flusher::Flusher(asio::io_context& io, DirtyFiles& files, cache::DiskPool& pool,
       pool_(pool),
       clock_(clock),
       settings_(settings),
-      timer_(io),
-      state_(key_less),
-      in_flight_(key_less),
-      forced_files_(key_less) {}
+      timer_(io) {}
 
 void Flusher::set_space(std::uint32_t space, Nfs3Program* via, cache::Millis delay) {
   {
@@ -139,8 +130,8 @@ Awaitable<void> Flusher::pass() {
   // What the pass may take, decided now on this thread; take() asks it on the pool.
   struct Plan {
     std::map<std::uint32_t, cache::Millis> cutoff;  // per space with a route
-    std::set<cache::ObjectKey, bool (*)(const cache::ObjectKey&, const cache::ObjectKey&)> skip{key_less};
-    std::set<cache::ObjectKey, bool (*)(const cache::ObjectKey&, const cache::ObjectKey&)> forced{key_less};
+    std::set<cache::ObjectKey, cache::ObjectKeyLess> skip;
+    std::set<cache::ObjectKey, cache::ObjectKeyLess> forced;
     bool everything = false;
   };
   auto plan = std::make_shared<Plan>();
@@ -175,8 +166,8 @@ Awaitable<void> Flusher::pass() {
   std::vector<cache::DirtyExtent> taken = co_await std::move(taking);
   if (taken.empty()) co_return;
   // One flush per file, its extents in offset order (as taken).
-  std::map<cache::ObjectKey, std::vector<cache::DirtyExtent>, bool (*)(const cache::ObjectKey&, const cache::ObjectKey&)>
-      by_file(key_less);
+  std::map<cache::ObjectKey, std::vector<cache::DirtyExtent>, cache::ObjectKeyLess>
+      by_file;
   for (auto& e : taken) by_file[e.file].push_back(std::move(e));
   for (auto& [k, extents] : by_file) {
     std::uint64_t bytes = 0;

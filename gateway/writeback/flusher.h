@@ -120,11 +120,11 @@ class Flusher {
 
   mutable std::mutex mu_;
   std::map<std::uint32_t, Space> spaces_;
-  std::map<cache::ObjectKey, FileState, bool (*)(const cache::ObjectKey&, const cache::ObjectKey&)> state_;
-  std::set<cache::ObjectKey, bool (*)(const cache::ObjectKey&, const cache::ObjectKey&)> in_flight_;
+  std::map<cache::ObjectKey, FileState, cache::ObjectKeyLess> state_;
+  std::set<cache::ObjectKey, cache::ObjectKeyLess> in_flight_;
   /// Files asked for by flush_file(), with how many callers wait; spaces asked for
   /// by flush_all() (kAll: every space), with how many flushes.
-  std::map<cache::ObjectKey, std::uint32_t, bool (*)(const cache::ObjectKey&, const cache::ObjectKey&)> forced_files_;
+  std::map<cache::ObjectKey, std::uint32_t, cache::ObjectKeyLess> forced_files_;
   std::map<std::uint64_t, std::uint32_t> forced_spaces_;
   static constexpr std::uint64_t kAll = 1ull << 32;
   /// Bytes written before it are due (the log was full then).

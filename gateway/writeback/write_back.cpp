@@ -27,15 +27,6 @@ cache::Writer writer_of(const Credentials& c) {
   return w;
 }
 
-/// Log errors are logged once a minute at most (a full disk fails every WRITE).
-bool log_now(std::atomic<std::int64_t>& last) {
-  const auto now = std::chrono::duration_cast<std::chrono::seconds>(
-                       std::chrono::steady_clock::now().time_since_epoch())
-                       .count();
-  std::int64_t was = last.load(std::memory_order_relaxed);
-  return now - was >= 60 && last.compare_exchange_strong(was, now);
-}
-std::atomic<std::int64_t> last_log_error{-1000};
 
 }  // namespace
 
@@ -264,10 +255,10 @@ Awaitable<std::optional<nfs3::WriteRes>> WriteBack::absorb(const CallContext& ct
     } catch (const std::exception& e) {
       failed = true;
       WriteBackMeters::add(m.log_errors);
-      if (log_now(last_log_error))
+      if (std::uint64_t dropped = 0; log_errors_.allow(dropped))
         spdlog::error("write-back: the dirty log cannot be written ({}): WRITEs are answered JUKEBOX until it "
-                      "can (nothing is acknowledged that is not in it)",
-                      e.what());
+                      "can (nothing is acknowledged that is not in it; {} such failures not logged before)",
+                      e.what(), dropped);
     }
     if (!full && !failed) break;
     if (full) {

@@ -45,6 +45,7 @@
 
 #include "cache/disk_pool.h"
 #include "gateway/forwarding_program.h"
+#include "gateway/translator/log_limit.h"
 #include "gateway/writeback/dirty_files.h"
 #include "gateway/writeback/flusher.h"
 
@@ -106,6 +107,8 @@ class WriteBack final : public ForwardingProgram<WriteBack> {
   std::uint32_t space_;
   std::atomic<bool> back_;
   WriteBackSettings settings_;
+  /// A full or failing disk fails every WRITE: one line a minute.
+  LogLimit log_errors_{1, std::chrono::minutes(1)};
 };
 
 }  // namespace nfsgw::writeback
