@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <variant>
 
 #include "gateway/admin/admin_protocol.h"
 #include "gateway/cli/progress_view.h"
@@ -178,10 +179,29 @@ TEST(WarmProtocol, BadWarmRequestsAreRefusedWithTheReason) {
   EXPECT_EQ(request_error("v1 warm /e / all 0 257 0"), "parallel must be at most 256, not '257'");
   EXPECT_EQ(request_error("v1 warm /e / all 0 16 1000001"), "manifest-count must be at most 1000000, not '1000001'");
   EXPECT_EQ(request_error("v1 exports now"), "usage: exports");
-  EXPECT_EQ(request_error("v1 frob"), "unknown command 'frob': stats, invalidate, reload, exports or warm");
+  EXPECT_EQ(request_error("v1 frob"), "unknown command 'frob': stats, invalidate, reload, exports, warm or flush");
   EXPECT_THROW(admin::parse_manifest_line(""), std::invalid_argument);
   EXPECT_THROW(admin::parse_manifest_line("relative"), std::invalid_argument);
   EXPECT_THROW(admin::parse_manifest_line("/a/%00"), std::invalid_argument);
+}
+
+// Every request the protocol can carry is named in the answer to an unknown one: a
+// command added to the Request variant and left out of that list fails here.
+template <std::size_t I = 0>
+void expect_every_command_is_listed(const std::string& listed) {
+  if constexpr (I < std::variant_size_v<admin::Request>) {
+    admin::Request request{std::in_place_index<I>};
+    const std::string line = admin::format_request(request);
+    const std::string word = line.substr(3, line.find_first_of(" \n", 3) - 3);  // after "v1 "
+    EXPECT_NE(listed.find(word), std::string::npos) << "'" << word << "' is not listed in: " << listed;
+    expect_every_command_is_listed<I + 1>(listed);
+  }
+}
+
+TEST(WarmProtocol, AnUnknownCommandIsAnsweredWithEveryCommandThereIs) {
+  const std::string listed = request_error("v1 frob");
+  ASSERT_EQ(listed.rfind("unknown command 'frob': ", 0), 0u) << listed;
+  expect_every_command_is_listed(listed.substr(listed.find(": ") + 2));
 }
 
 }  // namespace
