@@ -47,7 +47,7 @@ WriteBackCounts DirtyFiles::counts() const {
 }
 
 bool DirtyFiles::has(const cache::ObjectKey& k) const {
-  if (!any()) return false;
+  if (!may_have(k)) return false;
   std::lock_guard lock(mu_);
   return files_.contains(k);
 }
@@ -61,7 +61,7 @@ std::vector<cache::ObjectKey> DirtyFiles::files() const {
 }
 
 std::optional<nfs3::Fattr> DirtyFiles::attributes(const cache::ObjectKey& k) const {
-  if (!any()) return std::nullopt;
+  if (!may_have(k)) return std::nullopt;
   std::lock_guard lock(mu_);
   const auto it = files_.find(k);
   if (it == files_.end()) return std::nullopt;
@@ -84,7 +84,7 @@ nfs3::Fattr DirtyFiles::base_locked(const cache::ObjectKey& k, const nfs3::Fattr
 }
 
 bool DirtyFiles::patch(const cache::ObjectKey& k, nfs3::PostOpAttr& a) {
-  if (!any()) return false;
+  if (!may_have(k)) return false;
   std::lock_guard lock(mu_);
   const auto it = files_.find(k);
   if (it == files_.end()) return false;
@@ -105,13 +105,17 @@ void DirtyFiles::adopt(const cache::ObjectKey& k, const nfs3::Fattr& origin) {
 
 DirtyFiles::Entry& DirtyFiles::make_locked(const cache::ObjectKey& k) {
   auto [it, made] = files_.try_emplace(k);
-  if (made) entries_.fetch_add(1, std::memory_order_acq_rel);
+  if (made) {
+    stripes_[stripe_of(k)].entries.fetch_add(1, std::memory_order_acq_rel);
+    entries_.fetch_add(1, std::memory_order_acq_rel);
+  }
   return it->second;
 }
 
 void DirtyFiles::erase_locked(std::unordered_map<cache::ObjectKey, Entry, cache::ObjectKeyHash>::iterator it) {
-  files_.erase(it);
+  stripes_[stripe_of(it->first)].entries.fetch_sub(1, std::memory_order_acq_rel);
   entries_.fetch_sub(1, std::memory_order_acq_rel);
+  files_.erase(it);
 }
 
 void DirtyFiles::begin_write(const cache::ObjectKey& k, const nfs3::Fattr& origin) {
@@ -213,7 +217,7 @@ void DirtyFiles::cleaning(const cache::ObjectKey& k) {
 }
 
 std::optional<std::uint64_t> DirtyFiles::clean_count(const cache::ObjectKey& k) const {
-  if (!any()) return std::nullopt;
+  if (!may_have(k)) return std::nullopt;
   std::lock_guard lock(mu_);
   const auto it = files_.find(k);
   if (it == files_.end()) return std::nullopt;

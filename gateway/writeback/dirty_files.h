@@ -60,7 +60,8 @@ class DirtyFiles {
 
   /// The file's stripe counter (see above).
   const std::atomic<std::uint64_t>& stripe(const cache::ObjectKey& k) const { return stripes_[stripe_of(k)].changes; }
-  /// Whether the file has an entry. One atomic load while no file has one.
+  /// Whether the file has an entry. Without a lock while no file of its stripe has
+  /// one (two atomic loads), so the hit path of clean files takes no shared lock.
   bool has(const cache::ObjectKey& k) const;
   /// Whether any file has an entry.
   bool any() const { return entries_.load(std::memory_order_acquire) != 0; }
@@ -117,10 +118,16 @@ class DirtyFiles {
   };
   struct alignas(64) Stripe {
     std::atomic<std::uint64_t> changes{0};
+    std::atomic<std::uint32_t> entries{0};  // entries of this stripe's files; changed under mu_
   };
 
   static std::size_t stripe_of(const cache::ObjectKey& k);
   void bump(const cache::ObjectKey& k) { stripes_[stripe_of(k)].changes.fetch_add(1, std::memory_order_acq_rel); }
+  /// False when the file surely has no entry (no file of its stripe has one): the
+  /// lock-free test every reader makes before it takes mu_.
+  bool may_have(const cache::ObjectKey& k) const {
+    return any() && stripes_[stripe_of(k)].entries.load(std::memory_order_acquire) != 0;
+  }
   /// The snapshot's base: `origin` with the size grown to the dirty bytes' end. mu_ held.
   nfs3::Fattr base_locked(const cache::ObjectKey& k, const nfs3::Fattr& origin) const;
   /// A time after `t` and not before now. mu_ held.

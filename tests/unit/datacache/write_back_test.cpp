@@ -8,7 +8,9 @@
 #include <chrono>
 #include <cstring>
 #include <memory>
+#include <random>
 #include <string>
+#include <vector>
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
@@ -400,6 +402,43 @@ TEST_F(WriteBackTest, FlushAllEndsOnceEverythingDirtyBeforeItIsCommitted) {
   EXPECT_EQ(origin.data(b), "BBbb");
   EXPECT_EQ(progress->files_left.load(), 0u);
   EXPECT_EQ(progress->bytes_flushed.load(), 4u);
+}
+
+// has(), attributes() and clean_count() answer without the lock while no file of
+// a key's stripe is dirty: with more files than stripes, every answer must still
+// be the entry's, whichever files of the same stripe come and go.
+TEST_F(WriteBackTest, EveryFileIsSeenDirtyExactlyWhileItHasAnEntryWhateverItsStripeHolds) {
+  constexpr int kFiles = 4 * static_cast<int>(DirtyFiles::kStripes);
+  std::vector<cache::ObjectKey> keys;
+  for (int i = 0; i < kFiles; ++i) {
+    const std::string id = "stripe-file-" + std::to_string(i);
+    keys.push_back(key(nfs3::FileHandle(std::span(reinterpret_cast<const std::uint8_t*>(id.data()), id.size()))));
+  }
+  nfs3::Fattr base;
+  base.type = nfs3::FileType::Reg;
+  std::vector<int> writing(kFiles, 0);
+  std::mt19937 rng(20261206);
+  int dirty_seen = 0;
+  for (int step = 0; step < 4000; ++step) {
+    const int i = static_cast<int>(rng() % kFiles);
+    if (writing[i] > 0 && rng() % 2 == 0) {
+      dirty->abort_write(keys[i]);
+      --writing[i];
+    } else if (writing[i] < 3) {
+      dirty->begin_write(keys[i], base);
+      ++writing[i];
+    }
+    const int j = static_cast<int>(rng() % kFiles);
+    ASSERT_EQ(dirty->has(keys[j]), writing[j] > 0) << "file " << j << " at step " << step;
+    ASSERT_EQ(dirty->attributes(keys[j]).has_value(), writing[j] > 0) << "file " << j << " at step " << step;
+    ASSERT_EQ(dirty->clean_count(keys[j]).has_value(), writing[j] > 0) << "file " << j << " at step " << step;
+    dirty_seen += writing[j] > 0;
+  }
+  EXPECT_GT(dirty_seen, 100);  // the dirty side of the check was exercised
+  for (int i = 0; i < kFiles; ++i)
+    while (writing[i]-- > 0) dirty->abort_write(keys[i]);
+  for (int i = 0; i < kFiles; ++i) EXPECT_FALSE(dirty->has(keys[i])) << "file " << i;
+  EXPECT_FALSE(dirty->any());
 }
 
 }  // namespace nfsgw::writeback::write_back_test
