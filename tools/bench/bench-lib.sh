@@ -137,6 +137,7 @@ CONF
 bench_wan() { timeout 15 "$build/tools/wan-emu/wan-emu" --ctl "127.0.0.1:$wan_ctl_port" "$@"; }
 
 # bench_write_nfsgw_config FILE PORT CACHE_DIR ORIGIN_URL METADATA_CACHE(true|false) TTL MEMORY_MB [ANSWER_MEMO(true|false)]
+#   [WRITES(through|back)]: back makes the export write-back with a write_back_delay of 1 h
 bench_write_nfsgw_config() {
   cat >"$1" <<TOML
 [server]
@@ -159,6 +160,7 @@ attr_ttl = "$6"
 dir_ttl = "$6"
 negative_ttl = "$6"
 access_ttl = "$6"
+$([ "${9:-through}" = back ] && printf 'writes = "back"\nwrite_back_delay = "1h"')
 TOML
 }
 

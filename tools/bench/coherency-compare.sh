@@ -31,7 +31,10 @@
 #   tools/bench/coherency-compare.sh --base BIN --new BIN [--reps 5] [--duration 5]
 #        [--bench NFSGW_BENCH] [--modes "..."] [--files 2000] [--walk-files 800]
 #        [--write-size 4096] [--connections 4] [--inflight 16] [--restarts 3]
-#        [--walks 3] [--ttl 1h] [--out DIR]
+#        [--walks 3] [--ttl 1h] [--base-writes through|back] [--new-writes through|back] [--out DIR]
+# --base-writes/--new-writes back: that side's export is write-back (write_back_delay
+# 1 h), so the same binary can be compared with itself, write-through against
+# write-back, for what a write-back export costs the hit path.
 #
 # Ports (127.0.0.1): origin 25390 (MOUNT 25348), base 25391, new 25392; override with
 # COHERENCY_ORIGIN_NFS_PORT, COHERENCY_ORIGIN_MOUNT_PORT, COHERENCY_BASE_PORT,
@@ -56,6 +59,7 @@ inflight=16
 restarts=3
 walks=3
 ttl=1h
+declare -A writes=([base]=through [new]=through)
 out=""
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -73,8 +77,10 @@ while [ $# -gt 0 ]; do
     --restarts) restarts=$2; shift 2 ;;
     --walks) walks=$2; shift 2 ;;
     --ttl) ttl=$2; shift 2 ;;
+    --base-writes) writes[base]=$2; shift 2 ;;
+    --new-writes) writes[new]=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    -h|--help) sed -n '2,35p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,43p' "$0"; exit 0 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -84,6 +90,9 @@ for b in "$base_bin" "$new_bin" "$bench"; do [ -x "$b" ] || { echo "missing $b" 
 [[ "$restarts" =~ ^[1-9]$ && "$walks" =~ ^[1-9]$ ]] || { echo "--restarts, --walks: 1..9" >&2; exit 2; }
 [[ "$duration" =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "--duration: seconds" >&2; exit 2; }
 [[ "$ttl" =~ ^[0-9]+[smh]$ ]] || { echo "--ttl: N followed by s, m or h" >&2; exit 2; }
+for t in base new; do
+  [[ "${writes[$t]}" =~ ^(through|back)$ ]] || { echo "--$t-writes: through or back" >&2; exit 2; }
+done
 
 origin_nfs=${COHERENCY_ORIGIN_NFS_PORT:-25390}; origin_mnt=${COHERENCY_ORIGIN_MOUNT_PORT:-25348}
 declare -A port=([base]=${COHERENCY_BASE_PORT:-25391} [new]=${COHERENCY_NEW_PORT:-25392}) bin=([base]=$base_bin [new]=$new_bin)
@@ -244,7 +253,7 @@ for rep in $(seq "$reps"); do
     rm -rf "$work/cache-$t-$((rep - 1))"
     mkdir -p "${cache[$t]}"
     config[$t]=$work/$t.toml
-    bench_write_nfsgw_config "${config[$t]}" "${port[$t]}" "${cache[$t]}" "$origin_url" true "$ttl" 256
+    bench_write_nfsgw_config "${config[$t]}" "${port[$t]}" "${cache[$t]}" "$origin_url" true "$ttl" 256 true "${writes[$t]}"
     url[$t]="nfs://127.0.0.1/export?nfsport=${port[$t]}&mountport=${port[$t]}"
     start_gw "$t"
     bench_log "  $t started in $started_s s"
@@ -307,7 +316,7 @@ ms() { awk -v a="$1" 'BEGIN { if (a == "-") print "-"; else printf "%.1f", a * 1
   echo "### Side by side: base against new ($(date -u +%Y-%m-%d))"
   echo
   echo "Machine: $(bench_machine) (at the end of the run)."
-  echo "base: ${base_bin}; new: ${new_bin} (work tree $(bench_commit))."
+  echo "base: ${base_bin} (writes ${writes[base]}); new: ${new_bin} (writes ${writes[new]}) (work tree $(bench_commit))."
   echo "$reps repetitions, each with a fresh origin and fresh cache dirs; base and new back to back for every run (base first in odd repetitions). ${duration} s per run; load $connections connections x $inflight in flight unless the mode says -1; windows $ttl; $files files; writes of $write_size B."
   echo
   echo "| mode | base calls/s | new calls/s | new/base (median of per-rep ratios, range) | base p50 us | new p50 us | new/base p50 | base CPU us/call | new CPU us/call | new/base CPU (median of per-rep ratios) | base origin calls | new origin calls |"
