@@ -111,12 +111,15 @@ build_sanitized_nfsgw
 asan_nfsgw_status=$?
 stamp "sanitized nfsgw built"
 
-# The sanitized unit tests, two at a time, as soon as they are built (each test
-# of theirs is labelled "unit"; wan-emu's end-to-end ones run alone).
+# The sanitized unit tests, as soon as they are built: each binary once (all its
+# tests in one process), two binaries at a time, wan-emu's alone after them
+# (scripts/run-unit-tests.sh: a ctest entry, so a process, per test cost more
+# than the tests under ASan). Its last line is in ctest's summary format.
 # They run at normal priority: a test waiting for its own threads must not be
 # starved by the builds' nice 19.
 asan_units() {
-  (renice -n 0 -p "$BASHPID" >/dev/null; cd build-asan && ctest --output-on-failure --timeout 900 -j2 -L unit) \
+  # shellcheck disable=SC2046
+  (renice -n 0 -p "$BASHPID" >/dev/null; bash scripts/run-unit-tests.sh build-asan $(asan_targets_of)) \
     >>build-asan/ctest-unit.log 2>&1
 }
 mkdir -p build-asan
