@@ -17,6 +17,7 @@ constexpr ModeName kModes[] = {
     {Mode::Access, "access"}, {Mode::Read, "read"},
     {Mode::Write, "write"},   {Mode::Php, "php"},
     {Mode::Walk, "walk"},     {Mode::Churn, "churn"},
+    {Mode::SeqWrite, "seqwrite"}, {Mode::Unpack, "unpack"},
 };
 
 std::uint64_t parse_uint(const std::string& opt, const std::string& text, std::uint64_t lo,
@@ -94,6 +95,13 @@ Options parse_options(const std::vector<std::string>& args) {
       o.files = static_cast<unsigned>(parse_uint(opt, value(), 1, kMaxFiles));
     } else if (opt == "--size") {
       o.size = static_cast<std::uint32_t>(parse_uint(opt, value(), 0, kMaxSize));
+    } else if (opt == "--file-size") {
+      o.file_size = parse_uint(opt, value(), 1, kMaxFileSize);
+    } else if (opt == "--setattr") {
+      std::string v = value();
+      if (v != "mode" && v != "times")
+        throw std::invalid_argument("--setattr: '" + v + "' is neither mode nor times");
+      o.setattr_times = v == "times";
     } else if (opt == "--dir") {
       o.dir = value();
       if (o.dir.empty() || o.dir.find('/') != std::string::npos || o.dir == "." || o.dir == "..")
@@ -131,6 +139,8 @@ Options parse_options(const std::vector<std::string>& args) {
   }
   if (!o.help && o.prepare_local.empty() && o.url.empty())
     throw std::invalid_argument("--url is required (or --prepare-local DIR)");
+  if ((o.mode == Mode::SeqWrite || o.mode == Mode::Unpack) && o.size == 0)
+    throw std::invalid_argument(std::string("--size: ") + mode_name(o.mode) + " needs at least 1 byte");
   if (o.threads > o.connections) o.threads = o.connections;
   return o;
 }
@@ -141,28 +151,46 @@ std::string usage_text() {
   nfsgw-bench --url 'nfs://HOST/EXPORT?nfsport=N&mountport=M' --mode MODE [options]
   nfsgw-bench --prepare-local DIR [--files N] [--size B] [--dir NAME]
 
-Modes: null getattr lookup lookup-missing access read write php walk churn
+Modes: null getattr lookup lookup-missing access read write php walk churn seqwrite unpack
   php   per request: LOOKUP, GETATTR, ACCESS, READ of a small file
   churn per request: CREATE of a name no earlier request used (cr<pid>-<thread>-<n>)
         in the working folder, then REMOVE of it; both count as calls
   walk  READDIRPLUS of the whole working folder, then GETATTR of every entry,
         descending into every subfolder (with --connections 1 --inflight 1: one
         call at a time, like ls -lR)
+  seqwrite  each connection writes one file w<N> (N: the connection's number) of
+        --file-size bytes like cp onto a kernel mount: CREATE, then UNSTABLE
+        WRITEs of --size bytes in offset order, --inflight of them in flight,
+        then COMMIT once all are answered. The run is over when the last COMMIT
+        has answered; seconds include the CREATE. A short WRITE is sent again
+        for its rest; a verifier that changes between WRITE and COMMIT fails the
+        run. Prints bytes written, files and seconds
+  unpack  per request, one file u<N> of --files, like tar -x: CREATE, one UNSTABLE
+        WRITE of --size bytes, COMMIT, SETATTR (mode 0644 and, with --setattr
+        times, atime and mtime). --inflight files at once per connection
+  seqwrite and unpack create --dir (MKDIR) when it does not exist, and fail the
+  run on any non-OK answer
 
 Options:
   --connections N   TCP connections (default 4)
-  --inflight N      calls (php: requests) in flight per connection (default 16)
+  --inflight N      calls (php: requests; seqwrite: WRITEs of the connection's file;
+                    unpack: files) in flight per connection (default 16)
   --threads N       poll loops the connections are spread over (default 1)
-  --duration S      run time in seconds, always applies (default 10, max 600)
+  --duration S      run time in seconds, always applies (default 10, max 600);
+                    seqwrite and unpack start no file after it, and a file still
+                    being written then has --timeout more to finish
   --count N         stop after N calls
-  --files N         files in the working set (default 2000)
-  --size B          file size for --setup, I/O size for read/write (default 4096)
+  --files N         files in the working set (default 2000; unpack: files it writes)
+  --size B          file size for --setup and unpack, I/O size for read/write/seqwrite
+                    (default 4096, max 1048576)
+  --file-size B     seqwrite: bytes per file (default 67108864)
+  --setattr WHAT    unpack: times (default: mode, atime and mtime, as tar -x) or mode
   --dir NAME        working folder under the export root (default nfsgw-bench)
   --setup           create the working set through NFS before the run
   --prepare-local D write the working set into local folder D (for an origin export) and exit
   --uid N --gid N   AUTH_SYS credentials (default 0/0)
   --timeout S       connect and drain timeout (default 10)
-  --file-sync       write mode: FILE_SYNC writes instead of UNSTABLE
+  --file-sync       write, seqwrite, unpack: FILE_SYNC writes instead of UNSTABLE
   --seed N          seed for the file choice
   --order O         random (default) or sequential: file 0, 1, 2, ... (read: each
                     pass over the files reads the next --size bytes of each), so

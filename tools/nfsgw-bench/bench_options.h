@@ -11,7 +11,7 @@
 
 namespace nfsgw::bench {
 
-enum class Mode { Null, Getattr, Lookup, LookupMissing, Access, Read, Write, Php, Walk, Churn };
+enum class Mode { Null, Getattr, Lookup, LookupMissing, Access, Read, Write, Php, Walk, Churn, SeqWrite, Unpack };
 
 const char* mode_name(Mode m);
 std::optional<Mode> mode_from_name(const std::string& name);
@@ -25,7 +25,9 @@ struct Options {
   double duration_s = 10.0;         ///< always applies; capped at kMaxDurationS
   std::uint64_t count = 0;          ///< stop after this many calls (0 = no count limit)
   unsigned files = 2000;
-  std::uint32_t size = 4096;        ///< file size for --setup, I/O size for read/write
+  std::uint32_t size = 4096;        ///< file size for --setup and unpack, I/O size for read/write/seqwrite
+  std::uint64_t file_size = 64ull << 20;  ///< seqwrite: bytes of each connection's file
+  bool setattr_times = true;        ///< unpack: the SETATTR sets atime and mtime too (--setattr)
   std::string dir = "nfsgw-bench";  ///< working folder under the export root
   bool setup = false;
   std::string prepare_local;        ///< write the working set here and exit
@@ -33,7 +35,7 @@ struct Options {
   std::uint32_t uid = 0;
   std::uint32_t gid = 0;
   double timeout_s = 10.0;          ///< connect / drain timeout
-  bool file_sync = false;           ///< write mode: FILE_SYNC instead of UNSTABLE
+  bool file_sync = false;           ///< write, seqwrite, unpack: FILE_SYNC instead of UNSTABLE
   std::uint64_t seed = 1;
   bool sequential = false;          ///< --order sequential: files in order (file_picker.h)
   bool help = false;
@@ -45,6 +47,7 @@ inline constexpr unsigned kMaxInflight = 4096;
 inline constexpr unsigned kMaxThreads = 64;
 inline constexpr unsigned kMaxFiles = 1000000;
 inline constexpr std::uint32_t kMaxSize = 1u << 20;
+inline constexpr std::uint64_t kMaxFileSize = 1ull << 40;
 
 /// Parses argv (without argv[0]). Throws std::invalid_argument with a message
 /// naming the bad option.

@@ -19,6 +19,7 @@
 #include "tools/nfsgw-bench/task_queue.h"
 #include "tools/nfsgw-bench/walk_workload.h"
 #include "tools/nfsgw-bench/working_set.h"
+#include "tools/nfsgw-bench/write_workloads.h"
 
 namespace nfsgw::bench {
 namespace {
@@ -180,6 +181,21 @@ int run_bench(const Options& o, std::ostream& out, std::ostream& err) {
       err << "nfsgw-bench: LOOKUP " << o.dir << ": " << error << "\n";
       return 1;
     }
+    const bool writes = o.mode == Mode::SeqWrite || o.mode == Mode::Unpack;
+    constexpr std::uint32_t kNfs3ErrNoent = 2;
+    if (writes && r.transport_error.empty() && r.status == kNfs3ErrNoent) {
+      // The write modes make their own folder.
+      if (!call_and_wait(*conns[0], [&](Connection& c, ReplyFn fn) { return c.mkdir(root, o.dir, 0755, fn); },
+                         Clock::now() + timeout, r, error)) {
+        err << "nfsgw-bench: MKDIR " << o.dir << ": " << error << "\n";
+        return 1;
+      }
+      if (!r.ok() || r.fh.empty()) {
+        err << "nfsgw-bench: MKDIR " << o.dir << " under " << url.export_path << " failed ("
+            << (r.ok() ? std::string("no handle") : reply_error(r)) << ")\n";
+        return 1;
+      }
+    }
     if (!r.ok() || r.fh.empty()) {
       err << "nfsgw-bench: working folder '" << o.dir << "' not found under " << url.export_path << " ("
           << reply_error(r) << "); create it with --setup or --prepare-local\n";
@@ -237,10 +253,17 @@ int run_bench(const Options& o, std::ostream& out, std::ostream& err) {
     for (std::size_t i = 0; i < conns.size(); ++i) per_thread[i % nthreads].push_back(std::move(conns[i]));
     std::vector<CallStats> stats(nthreads);
     std::vector<DriveResult> results(nthreads);
+    std::vector<WriteCounters> written(nthreads);
+    report.write_mode = o.mode == Mode::SeqWrite || o.mode == Mode::Unpack;
     auto body = [&](unsigned t) {
-      auto wl = make_load_workload(o, data, t, nthreads);
+      auto wl = report.write_mode ? make_write_workload(o, data, t, nthreads, &written[t])
+                                  : make_load_workload(o, data, t, nthreads);
+      DriveLimits mine = limits;
+      // seqwrite: the unit is a whole file, one per connection; its WRITE window is
+      // the workload's own.
+      if (o.mode == Mode::SeqWrite) mine.inflight = 1;
       for (const auto& c : per_thread[t]) c->set_stats(&stats[t]);
-      results[t] = drive(raw(per_thread[t]), *wl, stats[t], limits);
+      results[t] = drive(raw(per_thread[t]), *wl, stats[t], mine);
       for (const auto& c : per_thread[t]) c->set_stats(nullptr);
     };
     std::vector<std::thread> threads;
@@ -258,6 +281,20 @@ int run_bench(const Options& o, std::ostream& out, std::ostream& err) {
       }
     }
     report.seconds = std::chrono::duration<double>(end - start).count();
+    if (report.write_mode) {
+      for (const auto& w : written) {
+        report.write_bytes += w.bytes;
+        report.write_files += w.files;
+        report.short_writes += w.short_writes;
+      }
+      const std::uint64_t wanted = o.mode == Mode::SeqWrite ? o.connections : o.files;
+      report.complete = report.write_files == wanted;
+      if (ok && !report.complete) {
+        err << "nfsgw-bench: " << report.write_files << " of " << wanted
+            << " files finished within the duration/count limit\n";
+        ok = false;
+      }
+    }
   }
 
   out << human_line(report) << "\n";

@@ -108,7 +108,21 @@ void decode(Connection::Kind kind, void* data, Reply& r) {
     case K::Write: {
       auto* res = static_cast<WRITE3res*>(data);
       r.status = static_cast<std::uint32_t>(res->status);
-      if (res->status == NFS3_OK) r.count = res->WRITE3res_u.resok.count;
+      if (res->status == NFS3_OK) {
+        r.count = res->WRITE3res_u.resok.count;
+        std::memcpy(r.verf.data(), res->WRITE3res_u.resok.verf, r.verf.size());
+      }
+      break;
+    }
+    case K::Commit: {
+      auto* res = static_cast<COMMIT3res*>(data);
+      r.status = static_cast<std::uint32_t>(res->status);
+      if (res->status == NFS3_OK) std::memcpy(r.verf.data(), res->COMMIT3res_u.resok.verf, r.verf.size());
+      break;
+    }
+    case K::Setattr: {
+      auto* res = static_cast<SETATTR3res*>(data);
+      r.status = static_cast<std::uint32_t>(res->status);
       break;
     }
     case K::Create: {
@@ -327,6 +341,29 @@ bool Connection::write(const FileHandle& fh, std::uint64_t offset, const std::ui
   args.data.data_val = reinterpret_cast<char*>(const_cast<std::uint8_t*>(data));
   Pending* p = make_pending(Kind::Write, std::move(fn));
   return queued(rpc_nfs3_write_async(rpc_, &Connection::on_reply, &args, p), p);
+}
+
+bool Connection::commit(const FileHandle& fh, ReplyFn fn) {
+  COMMIT3args args{};
+  args.file = to_fh3(fh);
+  args.offset = 0;
+  args.count = 0;
+  Pending* p = make_pending(Kind::Commit, std::move(fn));
+  return queued(rpc_nfs3_commit_async(rpc_, &Connection::on_reply, &args, p), p);
+}
+
+bool Connection::setattr(const FileHandle& fh, std::uint32_t mode, std::uint32_t mtime_s, ReplyFn fn) {
+  SETATTR3args args{};
+  args.object = to_fh3(fh);
+  args.new_attributes = mode_only(mode);
+  if (mtime_s != 0) {
+    args.new_attributes.atime.set_it = SET_TO_CLIENT_TIME;
+    args.new_attributes.atime.set_atime_u.atime.seconds = mtime_s;
+    args.new_attributes.mtime.set_it = SET_TO_CLIENT_TIME;
+    args.new_attributes.mtime.set_mtime_u.mtime.seconds = mtime_s;
+  }
+  Pending* p = make_pending(Kind::Setattr, std::move(fn));
+  return queued(rpc_nfs3_setattr_async(rpc_, &Connection::on_reply, &args, p), p);
 }
 
 bool Connection::create(const FileHandle& dir, const std::string& name, std::uint32_t mode,

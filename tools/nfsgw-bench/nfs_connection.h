@@ -42,6 +42,7 @@ struct Reply {
   FileHandle fh;                ///< MNT, LOOKUP, CREATE, MKDIR (when returned)
   Attr attr;                    ///< object attributes when returned
   std::uint32_t count = 0;      ///< READ / WRITE bytes
+  std::array<std::uint8_t, 8> verf{};  ///< WRITE / COMMIT write verifier
   bool eof = false;             ///< READ, READDIRPLUS
   std::vector<DirEntry> entries;
   std::array<std::uint8_t, 8> cookieverf{};
@@ -85,6 +86,11 @@ class Connection {
   /// data must stay valid until fn runs.
   bool write(const FileHandle& fh, std::uint64_t offset, const std::uint8_t* data,
              std::uint32_t count, bool file_sync, ReplyFn fn);
+  /// COMMIT of the whole file (offset 0, count 0).
+  bool commit(const FileHandle& fh, ReplyFn fn);
+  /// SETATTR of the mode and, when mtime_s is non-zero, of atime and mtime to
+  /// that time (SET_TO_CLIENT_TIME), as `tar -x` does after writing a file.
+  bool setattr(const FileHandle& fh, std::uint32_t mode, std::uint32_t mtime_s, ReplyFn fn);
   /// CREATE UNCHECKED with size 0 (truncates an existing file).
   bool create(const FileHandle& dir, const std::string& name, std::uint32_t mode, ReplyFn fn);
   bool mkdir(const FileHandle& dir, const std::string& name, std::uint32_t mode, ReplyFn fn);
@@ -93,7 +99,7 @@ class Connection {
                    const std::array<std::uint8_t, 8>& verf, std::uint32_t dircount,
                    std::uint32_t maxcount, ReplyFn fn);
 
-  enum class Kind { Mnt, Null, Getattr, Lookup, Access, Read, Write, Create, Mkdir, Remove, Readdirplus };
+  enum class Kind { Mnt, Null, Getattr, Lookup, Access, Read, Write, Commit, Setattr, Create, Mkdir, Remove, Readdirplus };
   struct Pending;
 
  private:

@@ -53,6 +53,11 @@ std::string human_line(const RunReport& r) {
   if (r.mode == "walk")
     line += "; walked " + std::to_string(r.walk_entries) + " entries in " + std::to_string(r.walk_dirs) +
             " folders" + (r.complete ? "" : " (INCOMPLETE)");
+  if (r.write_mode)
+    line += "; " + std::to_string(r.write_files) + " file(s) finished, " + std::to_string(r.write_bytes) +
+            " bytes written = " + fmt("%.1f", rate(r.write_bytes, r.seconds) / 1048576.0) + " MiB/s" +
+            (r.short_writes ? ", " + std::to_string(r.short_writes) + " short WRITE(s) completed" : "") +
+            (r.complete ? "" : " (INCOMPLETE)");
   if (!s.errors.empty()) {
     line += "; non-OK:";
     for (const auto& [name, n] : s.errors) line += " " + name + "=" + std::to_string(n);
@@ -94,6 +99,12 @@ std::string to_json(const RunReport& r) {
     j += std::string(",\"complete\":") + (r.complete ? "true" : "false");
     j += ",\"entries\":" + std::to_string(r.walk_entries);
     j += ",\"dirs\":" + std::to_string(r.walk_dirs);
+  }
+  if (r.write_mode) {
+    j += std::string(",\"complete\":") + (r.complete ? "true" : "false");
+    j += ",\"files\":" + std::to_string(r.write_files);
+    j += ",\"bytes\":" + std::to_string(r.write_bytes);
+    j += ",\"short_writes\":" + std::to_string(r.short_writes);
   }
   return j + "}";
 }

@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
 # nfsgw-bench against a real nfs-ganesha origin (loopback, ports NFS 23490 and
-# MOUNT 23048, the bench's own): every mode runs ~1 s and its JSON is checked.
+# MOUNT 23048, the bench's own; env BENCH_TEST_NFS_PORT, BENCH_TEST_MOUNT_PORT):
+# every mode runs ~1 s and its JSON is checked.
 #   bench_integration_test.sh NFSGW_BENCH ORIGIN_SCRIPT
 # Checks: calls > 0; no non-OK status for modes that must succeed; lookup-missing
 # sees NFS3ERR_NOENT for every call and nothing else; churn makes CREATE+REMOVE
-# pairs and leaves no name behind; walk visits exactly the
+# pairs and leaves no name behind; seqwrite and unpack make their folder and
+# leave files of the right size, content, mode and mtime; walk visits exactly the
 # entries the working set has; --count is exact; AUTH_SYS uid/gid reach the
 # server; --order sequential works; an unreachable server fails fast with a
 # clear message.
 set -euo pipefail
 bench=${1:?nfsgw-bench binary}
 origin=${2:?origin-ganesha.sh}
-nfs_port=23490
-mount_port=23048
+nfs_port=${BENCH_TEST_NFS_PORT:-23490}
+mount_port=${BENCH_TEST_MOUNT_PORT:-23048}
 work=$(mktemp -d /tmp/bench-ctest.XXXXXX)
 state=$work/state
 export_dir=$work/export
@@ -80,6 +82,43 @@ calls=$(json_field "$j" calls)
 [ "$(ls "$export_dir/nfsgw-bench" | grep -c '^cr' || true)" -eq 0 ] || fail "churn left names behind"
 echo "ok churn: $calls calls"
 
+# seqwrite: 3 connections, each one file of 3 MiB + 123 bytes in 64 KiB WRITEs
+# (the last one short), 4 in flight, then COMMIT; the folder is made by the bench.
+fsize=$((3 * 1048576 + 123))
+j=$(run --mode seqwrite --dir sw --connections 3 --inflight 4 --size 65536 --file-size "$fsize" --duration 60)
+[ "$(json_field "$j" complete)" = true ] || fail "seqwrite incomplete: $j"
+[ "$(json_field "$j" files)" -eq 3 ] || fail "seqwrite: expected 3 files: $j"
+[ "$(json_field "$j" bytes)" -eq $((3 * fsize)) ] || fail "seqwrite: wrong byte count: $j"
+[ "$(json_field "$j" calls)" -eq $((3 * (49 + 2))) ] || fail "seqwrite: expected CREATE, 49 WRITEs, COMMIT per file: $j"
+[ "$(json_errors "$j")" = "{}" ] || fail "seqwrite: non-OK statuses: $j"
+# Byte x of every file is byte x % 65536 of the bench's pattern (working_set.cpp).
+python3 - "$export_dir/sw" "$fsize" <<'PY' || fail "seqwrite: content at the origin is not what was written"
+import os, sys
+d, size = sys.argv[1], int(sys.argv[2])
+chunk = bytes(10 if i % 64 == 63 else 97 + i % 26 for i in range(65536))
+want = (chunk * (size // 65536 + 1))[:size]
+names = sorted(os.listdir(d))
+assert names == ["w000000", "w000001", "w000002"], names
+for n in names:
+    assert open(os.path.join(d, n), "rb").read() == want, n
+PY
+echo "ok seqwrite"
+
+# unpack: 40 files of 1000 B, CREATE WRITE COMMIT SETATTR each, two at a time.
+j=$(run --mode unpack --dir up --files 40 --size 1000 --connections 1 --inflight 2 --duration 60)
+[ "$(json_field "$j" complete)" = true ] || fail "unpack incomplete: $j"
+[ "$(json_field "$j" files)" -eq 40 ] && [ "$(json_field "$j" bytes)" -eq 40000 ] || fail "unpack counts: $j"
+[ "$(json_field "$j" calls)" -eq 160 ] && [ "$(json_field "$j" requests)" -eq 40 ] || fail "unpack calls: $j"
+[ "$(json_errors "$j")" = "{}" ] || fail "unpack: non-OK statuses: $j"
+[ "$(ls "$export_dir/up" | wc -l)" -eq 40 ] || fail "unpack: expected 40 files"
+[ "$(stat -c %s:%a:%Y "$export_dir/up/u000039")" = "1000:644:1767225600" ] ||
+  fail "unpack: size, mode or mtime of u000039: $(stat -c %s:%a:%Y "$export_dir/up/u000039")"
+# --setattr mode leaves the time the WRITE gave.
+j=$(run --mode unpack --dir up2 --files 5 --size 10 --connections 1 --inflight 1 --setattr mode --duration 60)
+[ "$(json_field "$j" files)" -eq 5 ] || fail "unpack --setattr mode: $j"
+[ "$(stat -c %Y "$export_dir/up2/u000004")" -gt 1767225600 ] || fail "unpack --setattr mode set the mtime"
+echo "ok unpack"
+
 # --prepare-local writes the same layout; walk it through the origin.
 "$bench" --prepare-local "$export_dir" --dir local --files 50 --size 10 2>/dev/null
 j=$(run --mode walk --dir local --duration 30)
@@ -120,7 +159,7 @@ grep -q "not found" <<<"$out" || fail "unclear message for absent folder: $out"
 
 # Unreachable server: fails quickly (well inside the 10 s timeout) with a message.
 start=$(date +%s)
-if out=$(timeout 30 "$bench" --url "nfs://127.0.0.1/x?nfsport=23491&mountport=23049" --mode null --duration 1 --timeout 5 2>&1); then
+if out=$(timeout 30 "$bench" --url "nfs://127.0.0.1/x?nfsport=$((nfs_port + 1))&mountport=$((mount_port + 1))" --mode null --duration 1 --timeout 5 2>&1); then
   fail "unreachable server did not fail"
 fi
 [ $(( $(date +%s) - start )) -le 10 ] || fail "unreachable server took too long"

@@ -39,7 +39,7 @@ TEST(BenchOptions, ParsesEverythingBothSpellings) {
 
 TEST(BenchOptions, AllModesRoundTrip) {
   for (const char* m : {"null", "getattr", "lookup", "lookup-missing", "access", "read", "write", "php", "walk",
-                        "churn"}) {
+                        "churn", "seqwrite", "unpack"}) {
     auto mode = mode_from_name(m);
     ASSERT_TRUE(mode.has_value()) << m;
     EXPECT_STREQ(mode_name(*mode), m);
@@ -80,6 +80,25 @@ TEST(BenchOptions, Order) {
   EXPECT_FALSE(parse_options({"--url", "nfs://h/e", "--order=random"}).sequential);
   EXPECT_THROW(parse_options({"--url", "nfs://h/e", "--order", "seq"}), std::invalid_argument);
   EXPECT_THROW(parse_options({"--url", "nfs://h/e", "--order"}), std::invalid_argument);
+}
+
+TEST(BenchOptions, WriteModes) {
+  Options o = parse_options({"--url", "nfs://h/e", "--mode", "seqwrite", "--file-size", "1073741824", "--size",
+                             "1048576"});
+  EXPECT_EQ(o.mode, Mode::SeqWrite);
+  EXPECT_EQ(o.file_size, 1073741824u);
+  EXPECT_EQ(o.size, 1048576u);
+  EXPECT_EQ(parse_options({"--url", "nfs://h/e"}).file_size, 64u << 20);
+  EXPECT_TRUE(parse_options({"--url", "nfs://h/e", "--mode", "unpack"}).setattr_times);
+  EXPECT_FALSE(parse_options({"--url", "nfs://h/e", "--mode", "unpack", "--setattr", "mode"}).setattr_times);
+  EXPECT_TRUE(parse_options({"--url", "nfs://h/e", "--setattr=times"}).setattr_times);
+  EXPECT_THROW(parse_options({"--url", "nfs://h/e", "--setattr", "mtime"}), std::invalid_argument);
+  EXPECT_THROW(parse_options({"--url", "nfs://h/e", "--file-size", "0"}), std::invalid_argument);
+  EXPECT_THROW(parse_options({"--url", "nfs://h/e", "--file-size", "1099511627777"}), std::invalid_argument);
+  // A write of 0 bytes per call would never end.
+  EXPECT_THROW(parse_options({"--url", "nfs://h/e", "--mode", "seqwrite", "--size", "0"}), std::invalid_argument);
+  EXPECT_THROW(parse_options({"--url", "nfs://h/e", "--mode", "unpack", "--size", "0"}), std::invalid_argument);
+  EXPECT_NO_THROW(parse_options({"--url", "nfs://h/e", "--mode", "write", "--size", "0"}));
 }
 
 TEST(BenchOptions, ThreadsNeverExceedConnections) {

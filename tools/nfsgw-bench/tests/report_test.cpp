@@ -58,5 +58,27 @@ TEST(Report, PhpAndWalkFields) {
   EXPECT_NE(human_line(r).find("INCOMPLETE"), std::string::npos);
 }
 
+TEST(Report, WriteFields) {
+  RunReport r = sample();
+  r.mode = "seqwrite";
+  std::string j = to_json(r);
+  EXPECT_EQ(j.find("\"bytes\""), std::string::npos) << j;  // only for the write modes
+  r.write_mode = true;
+  r.write_bytes = 3u << 20;
+  r.write_files = 2;
+  r.short_writes = 1;
+  r.complete = true;
+  j = to_json(r);
+  EXPECT_NE(j.find("\"complete\":true"), std::string::npos) << j;
+  EXPECT_NE(j.find("\"files\":2,"), std::string::npos) << j;
+  EXPECT_NE(j.find("\"bytes\":3145728,"), std::string::npos) << j;
+  EXPECT_NE(j.find("\"short_writes\":1"), std::string::npos) << j;
+  std::string line = human_line(r);
+  EXPECT_NE(line.find("2 file(s) finished, 3145728 bytes written = 1.5 MiB/s"), std::string::npos) << line;
+  EXPECT_EQ(line.find("INCOMPLETE"), std::string::npos) << line;
+  r.complete = false;
+  EXPECT_NE(human_line(r).find("INCOMPLETE"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace nfsgw::bench
