@@ -72,6 +72,8 @@ GUEST_MEM=512
 NEEDS_RPCBIND=0
 # A scenario that stops nfsgw itself while the guest runs (failover) sets this.
 GW_STOPPED_BY_SCENARIO=0
+# Extra lines for the gateway's [[export]] section (writeback: writes = "back").
+GW_EXPORT_EXTRA=
 host_prepare() { :; }
 host_verify() { :; }
 guest_env() { :; }
@@ -148,6 +150,7 @@ dir = "$RUN/gw/cache"
 path = "/export"
 origin = "nfs://127.0.0.1$EXPORT_DIR?nfsport=$ORIGIN_NFS_PORT&mountport=$ORIGIN_MOUNT_PORT"
 squash = "none"
+$GW_EXPORT_EXTRA
 TOML
   log "starting nfsgw on $GW_PORT"
   "$NFSGW_BIN" --config "$RUN/gw/nfsgw.toml" > "$RUN/gw/nfsgw.log" 2>&1 &
