@@ -133,7 +133,10 @@ def main():
         c.expect(cfg.server["listen"] in ("0.0.0.0", "::"), cw,
                  f"listen = {cfg.server['listen']}: published ports reach only a wildcard address in a container")
         low = min(min(listen), lib.LIBNFS_RESERVED_LOW)
-        sysctl = (gw.get("sysctls") or {}).get("net.ipv4.ip_unprivileged_port_start")
+        sysctls = gw.get("sysctls") or {}
+        if isinstance(sysctls, list):  # the list form, ["key=value"]: podman-compose 1.0 reads only this one
+            sysctls = dict(item.partition("=")[::2] for item in sysctls)
+        sysctl = sysctls.get("net.ipv4.ip_unprivileged_port_start")
         c.expect(sysctl is not None and int(sysctl) <= low, w,
                  f"sysctl net.ipv4.ip_unprivileged_port_start is {sysctl}, must be <= {low}: nfsgw (non-root, "
                  f"no capabilities) binds reserved source ports from {lib.LIBNFS_RESERVED_LOW} towards the "

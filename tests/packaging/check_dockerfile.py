@@ -11,6 +11,9 @@
   built nfsgw needs (its DT_NEEDED entries, resolved by ldd and dpkg -S), and
   no other package;
 - it runs as a numeric non-root USER created with that uid;
+- the `runtime-prebuilt` stage (an nfsgw built outside, CI's) is the same
+  runtime image: built FROM the final stage's base, it copies a binary of the
+  build context to the path the ENTRYPOINT runs, and is not the default target;
 - CMD and HEALTHCHECK read the same config path, and the HEALTHCHECK's
   subcommand exists in nfsgw;
 - VOLUME is nfsgw's default [cache] dir, EXPOSE its default nfs_port.
@@ -146,7 +149,7 @@ def main():
                 build_dir = m.group(1)
             c.expect(re.search(r"--target\s+nfsgw\b", arg) is not None or "--build" not in arg, where,
                      "the build stage must build the nfsgw target")
-    run = stages[-1]
+    run = lib.effective_stage(stages, stages[-1])
     copied = None
     for ln, ins, arg in run["instructions"]:
         if ins == "COPY" and "--from=" in arg:
@@ -158,6 +161,20 @@ def main():
     entry, cmd = lib.image_command(dockerfile)
     c.expect(bool(entry) and entry[0] == copied, where,
              f"ENTRYPOINT {entry} does not run the copied binary {copied}")
+
+    # The prebuilt target: the final image's base with a binary from the context.
+    prebuilt = next((s for s in stages if s["name"] == "runtime-prebuilt"), None)
+    if c.expect(prebuilt is not None, where, "no `runtime-prebuilt` stage (CI builds the image around its nfsgw)"):
+        pw = f"{where}:{prebuilt['line']}"
+        c.expect(prebuilt is not stages[-1], pw, "runtime-prebuilt must not be the last stage: "
+                                                 "`docker build` with no --target must build nfsgw from source")
+        chain = lib.effective_stage(stages, prebuilt)["chain"]
+        c.expect(len(chain) >= 2 and len(run["chain"]) >= 2 and chain[-2] == run["chain"][-2], pw,
+                 f"runtime-prebuilt is built FROM {prebuilt['from']}, not the runtime's base "
+                 f"{run['chain'][-2] if len(run['chain']) >= 2 else None}: the two images would differ")
+        dests = [arg.split()[-1] for _, ins, arg in prebuilt["instructions"] if ins == "COPY" and "--from=" not in arg]
+        c.expect(copied is not None and dests == [copied], pw,
+                 f"runtime-prebuilt copies to {dests}, not to {copied} (where the runtime stage puts nfsgw)")
 
     # Runtime libraries: every DT_NEEDED library's package is installed.
     runtime_pkgs = set()

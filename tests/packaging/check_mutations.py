@@ -28,7 +28,7 @@ MUTATIONS = [
     ("compose", "docker/compose/compose.yaml", "target: /etc/nfsgw/nfsgw.toml", "target: /etc/nfsgw.toml", "no volume puts a config file"),
     ("compose", "docker/compose/compose.yaml", "subnet: 172.30.49.0/24", "subnet: 172.30.50.0/24", "clients do not admit"),
     ("compose", "docker/compose/compose.yaml", "mem_limit: 768m", "mem_limit: 512m", "below 2 x memory_mb"),
-    ("compose", "docker/compose/compose.yaml", "net.ipv4.ip_unprivileged_port_start: 0", "net.ipv4.ping_group_range: 0", "reserved source ports"),
+    ("compose", "docker/compose/compose.yaml", "net.ipv4.ip_unprivileged_port_start=0", "net.ipv4.ping_group_range=0", "reserved source ports"),
     ("compose", "docker/compose/demo-origin/ganesha.conf", "MNT_Port = 20048;", "MNT_Port = 20049;", "mountport=20048"),
     ("compose", "docker/compose/demo-origin/ganesha.conf", "Bind_addr = 0.0.0.0;", "Bind_addr = 127.0.0.1;", "cannot reach it"),
     ("compose", "docker/compose/nfsgw.toml", 'squash = "root"', 'squash = "rot"', "--check-config` refuses"),
@@ -56,6 +56,9 @@ MUTATIONS = [
     ("dockerfile", "docker/Dockerfile", 'VOLUME ["/var/lib/nfsgw"]', 'VOLUME ["/var/cache/nfsgw"]', "default [cache] dir"),
     ("dockerfile", "docker/Dockerfile", "libtoml11-dev ", "", "does not install libtoml11-dev"),
     ("dockerfile", "docker/Dockerfile", "libnfs13 libtirpc3", "libnfs13 librocksdb7.8 libtirpc3", "installs librocksdb7.8, which holds no library"),
+    ("dockerfile", "docker/Dockerfile", "COPY nfsgw /usr/local/bin/nfsgw", "COPY nfsgw /usr/bin/nfsgw", "runtime-prebuilt copies to"),
+    ("dockerfile", "docker/Dockerfile", "FROM runtime-base AS runtime-prebuilt", "FROM debian:12 AS runtime-prebuilt",
+     "not the runtime's base"),
     # systemd: cache dir, capabilities, hardening, verify, config.
     ("systemd", "systemd/nfsgw.service", "StateDirectory=nfsgw\n", "StateDirectory=nfsgw-cache\n", "is not [cache] dir"),
     ("systemd", "systemd/nfsgw.service", "AmbientCapabilities=CAP_NET_BIND_SERVICE\n", "", "need CAP_NET_BIND_SERVICE"),

@@ -227,8 +227,28 @@ def apt_packages(run_text):
     return pkgs
 
 
+def stage_chain(stages, stage):
+    """`stage` and the stages it is built FROM (FROM <stage name>), bases first."""
+    by_name = {s["name"]: s for s in stages if s["name"]}
+    chain = [stage]
+    while chain[0]["from"] in by_name and len(chain) <= len(stages):
+        chain.insert(0, by_name[chain[0]["from"]])
+    return chain
+
+
+def effective_stage(stages, stage):
+    """`stage` with the instructions of the stages it is built FROM before its own:
+    what the image it makes was given (USER, ENTRYPOINT, packages...)."""
+    chain = stage_chain(stages, stage)
+    return {"from": chain[0]["from"], "name": stage["name"], "line": stage["line"],
+            "chain": [s["name"] for s in chain],
+            "instructions": [i for s in chain for i in s["instructions"]]}
+
+
 def runtime_stage(path):
-    return dockerfile_stages(path)[-1]
+    """The final stage (the image `docker build` makes), with what it inherits."""
+    stages = dockerfile_stages(path)
+    return effective_stage(stages, stages[-1])
 
 
 def image_user(path):
