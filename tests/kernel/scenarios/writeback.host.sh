@@ -163,6 +163,9 @@ host_verify() {
 host_cleanup() {
   local pid; pid=$(restarted_pid)
   [ -n "$pid" ] || return 0
+  # run-scenario.sh's cleanup would signal the killed nfsgw's pid, long reaped
+  # and free for reuse: the restarted one is stopped here instead.
+  gw_pid=
   kill "$pid" 2>/dev/null || true
   for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
   kill -9 "$pid" 2>/dev/null || true
