@@ -131,6 +131,9 @@ host_verify() {
     # (A SETATTR of a dirty file's size or times flushes the file first, so
     # flushed_bytes is not 0 with 1h either: fsx truncates.)
     echo "before the flush, the restarted nfsgw's write-back stats: $(wb_stats_line)"
+    # The kill was in the middle: the guests wrote on through the restarted nfsgw.
+    local absorbed; absorbed=$(wb_stats writes_absorbed) || { echo "nfsgw stats failed"; return 1; }
+    [ "$absorbed" -gt 0 ] || { echo "the restarted nfsgw took no WRITE: the kill was not mid-run"; return 1; }
     origin_sums | sort > "$RUN/origin-before-flush"
     local differ; differ=$(comm -23 "$RUN/models" "$RUN/origin-before-flush" | wc -l)
     echo "before the flush $differ of 3 fsx files at the origin differ from their models"
