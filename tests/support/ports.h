@@ -180,5 +180,8 @@ inline const std::uint16_t kWarmGatewayPort = port(67);
 inline const std::uint16_t kWriteBackOriginNfsPort = port(68);
 inline const std::uint16_t kWriteBackOriginMountPort = port(69);
 inline const std::uint16_t kWriteBackGatewayPort = port(70);
+/// A second nfsgw of the same origin, one test at a time: its cache on a small
+/// tmpfs (disk full), or run under the power-loss shim.
+inline const std::uint16_t kWriteBackSecondGatewayPort = port(71);
 
 }  // namespace integ
