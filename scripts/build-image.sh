@@ -13,6 +13,9 @@
 #                       compiling it again (what CI does; tests/container/)
 #   --tag IMAGE         default localhost/nfsgw:latest (NFSGW_IMAGE)
 #   --rebuild-base      make the base image again even when it exists
+#   --base-only         make the base image (when missing) and stop: CI runs this
+#                       in the background while it compiles (it mostly waits on
+#                       the mirror)
 #   NFSGW_DEBIAN_MIRROR the mirror for debootstrap (default: apt's, from /etc/apt)
 #
 # Needs root and the Debian packages podman, buildah, runc and debootstrap
@@ -24,12 +27,14 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 image=${NFSGW_IMAGE:-localhost/nfsgw:latest}
 prebuilt=
 rebuild_base=0
+base_only=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --prebuilt) prebuilt=${2:?--prebuilt BINARY}; shift 2 ;;
     --tag) image=${2:?--tag IMAGE}; shift 2 ;;
     --rebuild-base) rebuild_base=1; shift ;;
-    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    --base-only) base_only=1; shift ;;
+    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
     *) echo "unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -120,6 +125,11 @@ else
 fi
 exec 9>&-
 t1=$(date +%s.%N)
+if [ "$base_only" = 1 ]; then
+  awk -v a="$t0" -v b="$t1" -v made="$base_made" -v img="$base" 'BEGIN {
+    printf "-- base image %s %s in %.0f s\n", img, made ? "made" : "reused", b - a }'
+  exit 0
+fi
 
 ctx=
 cleanup() { [ -z "$ctx" ] || rm -rf "$ctx"; }

@@ -14,6 +14,7 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ctdir=$here  # tests/container (a kernel scenario's host half sets `here` to tests/kernel)
 repo=$(cd "$here/../.." && pwd)
 export CONTAINERS_CONF=${CONTAINERS_CONF:-$repo/docker/podman/containers.conf}
 
@@ -101,7 +102,7 @@ run_container() {
     -v "$volume:/var/lib/nfsgw" \
     "$IMAGE" >/dev/null || die "podman run $name failed"
   local waited
-  waited=$(python3 "$here/helper.py" wait-nfs "$port" 60) ||
+  waited=$(python3 "$ctdir/helper.py" wait-nfs "$port" 60) ||
     { podman logs "$name" 2>&1 | tail -30; die "$name did not answer NFS on 127.0.0.1:$port"; }
   START_S=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
   log "$name answers NFS on 127.0.0.1:$port ${START_S} s after podman run (probe loop: $waited s)"
@@ -109,5 +110,5 @@ run_container() {
 
 # stats NAME: "ORIGIN_CALLS BLOCKS_FETCHED" from nfsgw stats --json in the container.
 stats() {
-  podman exec "$1" nfsgw stats --config /etc/nfsgw/nfsgw.toml --json | python3 "$here/helper.py" origin-calls
+  podman exec "$1" nfsgw stats --config /etc/nfsgw/nfsgw.toml --json | python3 "$ctdir/helper.py" origin-calls
 }

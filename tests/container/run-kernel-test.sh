@@ -41,6 +41,8 @@ cleanup() {
   if [ "$status" = 0 ] && [ "${KEEP:-0}" != 1 ]; then rm -rf "$RUN"; else echo "run dir kept: $RUN"; fi
 }
 trap cleanup EXIT
+# The scenario's host half finds its guest programs under $here (tests/kernel).
+here=$kdir
 . "$kdir/scenarios/$scenario.host.sh"
 [ "$GUEST_ROLES" = single ] && [ "$NEEDS_RPCBIND" = 0 ] && [ "$GW_STOPPED_BY_SCENARIO" = 0 ] ||
   die "scenario $scenario needs several guests, rpcbind or stops nfsgw itself: not run against the container"
@@ -49,10 +51,6 @@ ensure_image
 mapfile -t built < <(flock "$KERNEL_CACHE.lock" "$kdir/build-initramfs.sh" "$KERNEL_CACHE")
 BASE_CPIO=${built[0]:-}; KERNEL=${built[1]:-}
 [ -f "$BASE_CPIO" ] && [ -f "$KERNEL" ] || die "tests/kernel/build-initramfs.sh gave no initramfs/kernel"
-# The scenario's host helpers (host/*.c), as run-scenario.sh builds them.
-for c in "$kdir"/host/*.c; do
-  gcc -O2 -Wall -I/usr/include/tirpc -o "$RUN/$(basename "$c" .c)" "$c" -ltirpc || die "building $c"
-done
 
 start_origin "$ORIGIN_NFS" "$ORIGIN_MNT"
 host_prepare
