@@ -321,19 +321,26 @@ static int pl_sync(int fd, int (*real)(int)) {
     for (int i = 0; i < pl_nfiles; ++i) {
       struct pl_file* f = &pl_files[i];
       if (f->gen > gen) continue;
-      if (f->state == PL_LIVE) {
-        f->name_durable = 1;
-      } else if (f->state == PL_REMOVED) {
-        char keep[PATH_MAX + PL_NAME];
-        snprintf(keep, sizeof keep, "%s/%s", pl_keep, f->name);
-        real_unlink(keep);
-        f->state = PL_GONE;
-      }
+      if (f->state == PL_LIVE) f->name_durable = 1;
+      if (f->state == PL_REMOVED) f->state = PL_GONE;
     }
   } else if (kind == PL_PARENT) {
     if (pl_dir_gen <= gen) pl_dir_durable = 1;
   }
   pl_write_record();
+  // The copies of files whose removal is durable now go, once the record no longer
+  // names them (a kill in between leaves a copy no one needs, never a record
+  // naming a copy that is gone).
+  if (kind == PL_DIR) {
+    for (int i = 0; i < pl_nfiles; ++i) {
+      struct pl_file* f = &pl_files[i];
+      if (f->state != PL_GONE || f->name[0] == '\0') continue;
+      char keep[PATH_MAX + PL_NAME];
+      snprintf(keep, sizeof keep, "%s/%s", pl_keep, f->name);
+      real_unlink(keep);
+      f->name[0] = '\0';  // done with: never looked up again
+    }
+  }
   pthread_mutex_unlock(&pl_mu);
   errno = saved;
   return rc;
