@@ -131,6 +131,9 @@ if [ "$base_only" = 1 ]; then
   exit 0
 fi
 
+# Docker's image format: the OCI one has no HEALTHCHECK (buildah drops it with a
+# warning, and `podman healthcheck run` then says the container has none).
+build=(podman build --pull=never --layers --format docker -f "$repo/docker/Dockerfile")
 ctx=
 cleanup() { [ -z "$ctx" ] || rm -rf "$ctx"; }
 trap cleanup EXIT
@@ -139,10 +142,9 @@ if [ -n "$prebuilt" ]; then
   # The context is the binary alone: nothing else is sent or copied.
   ctx=$(mktemp -d /var/tmp/nfsgw-ctx.XXXXXX)
   cp "$prebuilt" "$ctx/nfsgw"
-  podman build --pull=never --layers -f "$repo/docker/Dockerfile" --target runtime-prebuilt \
-    -t "$image" "$ctx"
+  "${build[@]}" --target runtime-prebuilt -t "$image" "$ctx"
 else
-  podman build --pull=never --layers -f "$repo/docker/Dockerfile" -t "$image" "$repo"
+  "${build[@]}" -t "$image" "$repo"
 fi
 t2=$(date +%s.%N)
 size=$(podman image inspect --format '{{.Size}}' "$image")

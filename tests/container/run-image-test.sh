@@ -15,7 +15,8 @@
 #     same walk with no origin call at all (nfsgw stats --json, podman exec);
 #  5. it runs as uid 10001 with no capabilities (effective, permitted, bounding)
 #     and no_new_privs (/proc/1/status; control: the same probe run as root in
-#     the image sees capabilities), and the cache volume belongs to 10001.
+#     the image sees capabilities), its HEALTHCHECK passes, and the cache volume
+#     belongs to 10001.
 # Ports: origin 29000/29001, published 29010. Environment: tests/container/lib.sh.
 NFSGW_BIN_DEFAULT=${1:-}
 . "$(dirname "$0")/lib.sh"
@@ -129,6 +130,9 @@ log "   pid 1: uid $uid, CapEff $eff, CapPrm $prm, CapBnd $bnd, NoNewPrivs $nnp"
 read -r _ ceff _ _ _ < <(podman run --rm --name "$NAME-probe" --user 0 --entrypoint cat "$IMAGE" /proc/self/status |
                           python3 "$here/helper.py" cap-eff)
 [ "$ceff" != 0 ] || die "control: root in the image shows no capabilities either, so the probe proves nothing"
+# The image's HEALTHCHECK (nfsgw stats through the admin socket), run once by hand:
+# podman runs it from systemd timers, which this host has not.
+podman healthcheck run "$NAME-2" >"$RUN/health" 2>&1 || { cat "$RUN/health"; die "the image's HEALTHCHECK fails on a serving nfsgw"; }
 owner=$(podman exec "$NAME-2" stat -c '%u:%g %a' /var/lib/nfsgw)
 [ "$owner" = "10001:10001 700" ] || die "the cache volume is $owner, not 10001:10001 700"
 
