@@ -5,8 +5,9 @@
 // (write_back_test.cpp: apply_power_loss) and restarts nfsgw on what is left.
 //
 // The model (POSIX's promises, nothing more):
-//   - a file's bytes survive up to the size it had when an fsync or fdatasync of it
-//     began and returned (bytes written later may be lost, in part or in whole);
+//   - a file's bytes survive up to the largest size it had when an fsync or
+//     fdatasync of it began and returned (bytes written later may be lost, in part
+//     or in whole); an ftruncate below that size lowers it;
 //   - a file's creation survives once an fsync of its directory began after it and
 //     returned; the same for its removal (until then the file may come back, with
 //     its durable bytes: the shim keeps a hard link to it, <record>.keep/<name>);
@@ -82,6 +83,7 @@ static int (*real_rename)(const char*, const char*);
 static int (*real_renameat)(int, const char*, int, const char*);
 static int (*real_renameat2)(int, const char*, int, const char*, unsigned);
 static int (*real_mkdir)(const char*, mode_t);
+static int (*real_ftruncate)(int, off_t);
 static int (*real_sync_file_range)(int, off64_t, off64_t, unsigned);
 static int (*real_syncfs)(int);
 static void (*real_sync)(void);
@@ -98,6 +100,7 @@ static void pl_resolve(void) {
   real_renameat = (int (*)(int, const char*, int, const char*))dlsym(RTLD_NEXT, "renameat");
   real_renameat2 = (int (*)(int, const char*, int, const char*, unsigned))dlsym(RTLD_NEXT, "renameat2");
   real_mkdir = (int (*)(const char*, mode_t))dlsym(RTLD_NEXT, "mkdir");
+  real_ftruncate = (int (*)(int, off_t))dlsym(RTLD_NEXT, "ftruncate");
   real_sync_file_range = (int (*)(int, off64_t, off64_t, unsigned))dlsym(RTLD_NEXT, "sync_file_range");
   real_syncfs = (int (*)(int))dlsym(RTLD_NEXT, "syncfs");
   real_sync = (void (*)(void))dlsym(RTLD_NEXT, "sync");
@@ -195,6 +198,7 @@ __attribute__((constructor)) static void pl_init(void) {
   real_mkdir(pl_keep, 0700);
   // What is there already is what the last power loss (or orderly stop) left.
   DIR* d = opendir(pl_dir);
+  if (!d) pl_dir_durable = 0;  // not there yet: whoever makes it must make it durable
   if (d) {
     struct dirent* e;
     while ((e = readdir(d)) != NULL) {
@@ -316,7 +320,9 @@ static int pl_sync(int fd, int (*real)(int)) {
   const int saved = errno;
   pthread_mutex_lock(&pl_mu);
   if (kind == PL_FILE) {
-    pl_files[file].durable = (uint64_t)st.st_size;
+    // Two syncs of one file at once may return in either order: the larger size
+    // is durable (only ftruncate makes a file shorter, below).
+    if ((uint64_t)st.st_size > pl_files[file].durable) pl_files[file].durable = (uint64_t)st.st_size;
   } else if (kind == PL_DIR) {
     for (int i = 0; i < pl_nfiles; ++i) {
       struct pl_file* f = &pl_files[i];
@@ -348,6 +354,29 @@ static int pl_sync(int fd, int (*real)(int)) {
 
 int fsync(int fd) { return pl_sync(fd, real_fsync ? real_fsync : (pl_resolve(), real_fsync)); }
 int fdatasync(int fd) { return pl_sync(fd, real_fdatasync ? real_fdatasync : (pl_resolve(), real_fdatasync)); }
+
+static int pl_truncate_common(int fd, off_t length, int rc) {
+  if (rc == 0 && pl_active && fd >= 0 && fd < PL_MAX_FDS && pl_fd_kind[fd] == PL_FILE) {
+    const int saved = errno;
+    pthread_mutex_lock(&pl_mu);
+    // The bytes past it are gone whatever a power loss does next.
+    struct pl_file* f = &pl_files[pl_fd_file[fd]];
+    if ((uint64_t)length < f->durable) f->durable = (uint64_t)length;
+    pl_write_record();
+    pthread_mutex_unlock(&pl_mu);
+    errno = saved;
+  }
+  return rc;
+}
+
+int ftruncate(int fd, off_t length) {
+  pl_resolve();
+  return pl_truncate_common(fd, length, real_ftruncate(fd, length));
+}
+int ftruncate64(int fd, off64_t length) {
+  pl_resolve();
+  return pl_truncate_common(fd, (off_t)length, real_ftruncate(fd, (off_t)length));
+}
 
 /// unlink or unlinkat (`at`) of `path` in the watched directory.
 static int pl_unlink_common(int at, int dirfd, const char* path, int flags) {
