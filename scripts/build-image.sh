@@ -116,7 +116,7 @@ APT
 t0=$(date +%s.%N)
 # One base at a time (two CI lanes, or two users, may run this at once).
 exec 9>/var/tmp/nfsgw-image-base.lock
-flock -w 600 9 || { echo "another build-image.sh held the base image lock for 600 s" >&2; exit 1; }
+flock -w 840 9 || { echo "another build-image.sh held the base image lock for 840 s" >&2; exit 1; }
 if [ "$rebuild_base" = 1 ] || ! podman image exists "$base"; then
   make_base
   base_made=1
