@@ -93,6 +93,7 @@ void Flusher::stop() {
 }
 
 void Flusher::wake() {
+  woken_ = true;
   asio::post(timer_.get_executor(), [this] { timer_.cancel(); });
 }
 
@@ -112,12 +113,14 @@ void Flusher::urgent() {
 
 Awaitable<void> Flusher::run() {
   while (!stopped_) {
+    woken_ = false;
     try {
       co_await pass();
     } catch (const std::exception& e) {
       spdlog::error("write-back flusher: {} (tried again in the next pass)", e.what());
     }
     if (stopped_) break;
+    if (woken_) continue;  // woken during the pass: its wake found no wait to end
     timer_.expires_after(settings_.tick);
     boost::system::error_code ec;
     co_await timer_.async_wait(asio::redirect_error(asio::use_awaitable, ec));
@@ -146,38 +149,52 @@ Awaitable<void> Flusher::pass() {
       // Due: written the space's delay ago, or before the log was last full.
       plan->cutoff[space] = all ? cache::kNever : std::max(now - s.delay, urgent_before_);
     }
-    for (const auto& k : in_flight_) plan->skip.insert(k);
+    // A file with WRITEs out, or two attempts out, waits (see flusher.h).
+    for (const auto& [k, r] : attempts_out_)
+      if (r.writing != 0 || r.attempts >= 2) plan->skip.insert(k);
     for (const auto& [k, st] : state_)
       if (st.retry_at > now) plan->skip.insert(k);
     for (const auto& [k, n] : forced_files_) plan->forced.insert(k);
   }
-  auto take = [this, plan, room]() {
-    return files_.log().take(
-        [plan](const cache::ObjectKey& k) -> std::optional<cache::Millis> {
-          if (plan->skip.contains(k)) return std::nullopt;
-          const auto it = plan->cutoff.find(k.export_id);
-          if (it == plan->cutoff.end()) return std::nullopt;  // no export of its space (yet)
-          if (plan->forced.contains(k)) return cache::kNever;
-          return it->second;
-        },
-        room, settings_.extent_bytes);
-  };
-  auto taking = datacache::on_pool(pool_, std::move(take));
-  std::vector<cache::DirtyExtent> taken = co_await std::move(taking);
-  if (taken.empty()) co_return;
-  // One flush per file, its extents in offset order (as taken).
-  std::map<cache::ObjectKey, std::vector<cache::DirtyExtent>, cache::ObjectKeyLess>
-      by_file;
-  for (auto& e : taken) by_file[e.file].push_back(std::move(e));
-  for (auto& [k, extents] : by_file) {
-    std::uint64_t bytes = 0;
-    for (const auto& e : extents) bytes += e.data.size();
-    {
-      std::lock_guard lock(mu_);
-      in_flight_.insert(k);
-      bytes_in_flight_ += bytes;
+  // At most batch_bytes per take, each file once per pass, until the room is used.
+  while (room > 0 && !stopped_) {
+    const std::uint64_t most = std::min(room, settings_.batch_bytes);
+    auto take = [this, plan, most]() {
+      return files_.log().take(
+          [plan](const cache::ObjectKey& k) -> std::optional<cache::Millis> {
+            if (plan->skip.contains(k)) return std::nullopt;
+            const auto it = plan->cutoff.find(k.export_id);
+            if (it == plan->cutoff.end()) return std::nullopt;  // no export of its space (yet)
+            if (plan->forced.contains(k)) return cache::kNever;
+            return it->second;
+          },
+          most, settings_.extent_bytes);
+    };
+    auto taking = datacache::on_pool(pool_, std::move(take));
+    std::vector<cache::DirtyExtent> taken = co_await std::move(taking);
+    if (taken.empty()) co_return;
+    // One attempt per file, its extents in offset order (as taken).
+    std::map<cache::ObjectKey, std::vector<cache::DirtyExtent>, cache::ObjectKeyLess> by_file;
+    for (auto& e : taken) by_file[e.file].push_back(std::move(e));
+    for (auto& [k, extents] : by_file) {
+      std::uint64_t bytes = 0;
+      for (const auto& e : extents) bytes += e.data.size();
+      plan->skip.insert(k);  // the take after this one runs on the pool once this loop is over
+      std::uint64_t attempt = 0;
+      bool alone = false;
+      {
+        std::lock_guard lock(mu_);
+        Running& r = attempts_out_[k];
+        alone = r.attempts == 0;
+        ++r.attempts;
+        attempt = ++attempts_;
+        r.writing = attempt;
+        r.latest = attempt;
+        bytes_in_flight_ += bytes;
+      }
+      room -= std::min(room, bytes);
+      asio::co_spawn(asio::make_strand(io_), flush_one(k, std::move(extents), attempt, alone), asio::detached);
     }
-    asio::co_spawn(asio::make_strand(io_), flush_one(k, std::move(extents)), asio::detached);
   }
 }
 
@@ -206,7 +223,8 @@ Awaitable<void> Flusher::untake(std::vector<cache::DirtyExtent> extents) {
   co_await std::move(job);
 }
 
-Awaitable<void> Flusher::flush_one(cache::ObjectKey k, std::vector<cache::DirtyExtent> extents) {
+Awaitable<void> Flusher::flush_one(cache::ObjectKey k, std::vector<cache::DirtyExtent> extents,
+                                   std::uint64_t attempt, bool alone) {
   std::uint64_t bytes = 0;
   for (const auto& e : extents) bytes += e.data.size();
   Nfs3Program* via = nullptr;
@@ -230,7 +248,9 @@ Awaitable<void> Flusher::flush_one(cache::ObjectKey k, std::vector<cache::DirtyE
       for (std::uint64_t at = 0; at < e.data.size(); at += wtmax)
         pieces.push_back({&e, at, std::min<std::uint64_t>(e.data.size(), at + wtmax)});
 
-    const std::optional<nfs3::WccAttr> seen = files_.origin_seen(k);
+    // With another attempt of the file out, the origin's attributes moved with its
+    // WRITEs: no conflict can be told from them.
+    const std::optional<nfs3::WccAttr> seen = alone ? files_.origin_seen(k) : std::nullopt;
     bool stale = false, failed = false, conflict = false;
     std::vector<nfs3::WriteVerf> verfs;
     std::size_t next = 0;
@@ -244,8 +264,9 @@ Awaitable<void> Flusher::flush_one(cache::ObjectKey k, std::vector<cache::DirtyE
       w.offset = p.e->offset + p.from;
       w.count = static_cast<std::uint32_t>(p.to - p.from);
       w.stable = nfs3::StableHow::Unstable;
-      w.data.assign(p.e->data.begin() + static_cast<std::ptrdiff_t>(p.from),
-                    p.e->data.begin() + static_cast<std::ptrdiff_t>(p.to));
+      // By pointers: one memcpy (Payload's iterator overload copies byte by byte).
+      const auto* bytes = reinterpret_cast<const std::uint8_t*>(p.e->data.data());
+      w.data.assign(bytes + p.from, bytes + p.to);
       const nfs3::WriteRes r = co_await via->write(ctx, std::move(w));
       WriteBackMeters::add(m.flush_writes);
       if (r.status == Status::Stale && !r.gateway_status) {
@@ -262,7 +283,7 @@ Awaitable<void> Flusher::flush_one(cache::ObjectKey k, std::vector<cache::DirtyE
     };
     // The first WRITE alone (its pre-op attributes tell a conflict), then the rest
     // in a window.
-    if (!pieces.empty()) co_await send(next++);
+    if (!pieces.empty() && seen) co_await send(next++);
     auto sender = [&]() -> Awaitable<void> {
       while (!stale && !failed && next < pieces.size()) co_await send(next++);
       children.one_done();
@@ -280,6 +301,8 @@ Awaitable<void> Flusher::flush_one(cache::ObjectKey k, std::vector<cache::DirtyE
                    hex_of(k.fh));
     }
     if (!stale && !failed) {
+      // The file's next attempt may send while this one's COMMIT is out.
+      written(k, attempt);
       CallContext ctx = flush_context(extents.front().writer, k.export_id);
       nfs3::CommitArgs c{k.fh, 0, 0};
       const nfs3::CommitRes r = co_await via->commit(ctx, std::move(c));
@@ -298,10 +321,12 @@ Awaitable<void> Flusher::flush_one(cache::ObjectKey k, std::vector<cache::DirtyE
         auto again = untake(std::move(extents));
         co_await std::move(again);
         WriteBackMeters::add(m.retries);
-        finished(k, bytes, true);  // no backoff: the origin is back
+        finished(k, attempt, bytes, true);  // no backoff: the origin is back
         co_return;
       } else {
-        if (r.file_wcc.after) files_.set_origin_seen(k, {r.file_wcc.after->size, r.file_wcc.after->mtime,
+        // What the origin shows after the attempt started last (an earlier one's
+        // COMMIT may answer after a later one's WRITEs, or before them).
+        if (r.file_wcc.after && latest(k, attempt)) files_.set_origin_seen(k, {r.file_wcc.after->size, r.file_wcc.after->mtime,
                                                            r.file_wcc.after->ctime});
         files_.cleaning(k);
         auto clean = datacache::on_pool(pool_, [this, &extents] {
@@ -334,13 +359,30 @@ Awaitable<void> Flusher::flush_one(cache::ObjectKey k, std::vector<cache::DirtyE
     }
     WriteBackMeters::add(m.retries);
   }
-  finished(k, bytes, ok);
+  finished(k, attempt, bytes, ok);
 }
 
-void Flusher::finished(const cache::ObjectKey& k, std::uint64_t bytes, bool ok) {
+void Flusher::written(const cache::ObjectKey& k, std::uint64_t attempt) {
   {
     std::lock_guard lock(mu_);
-    in_flight_.erase(k);
+    if (auto it = attempts_out_.find(k); it != attempts_out_.end() && it->second.writing == attempt) it->second.writing = 0;
+  }
+  wake();
+}
+
+bool Flusher::latest(const cache::ObjectKey& k, std::uint64_t attempt) {
+  std::lock_guard lock(mu_);
+  const auto it = attempts_out_.find(k);
+  return it == attempts_out_.end() || it->second.latest == attempt;
+}
+
+void Flusher::finished(const cache::ObjectKey& k, std::uint64_t attempt, std::uint64_t bytes, bool ok) {
+  {
+    std::lock_guard lock(mu_);
+    if (auto it = attempts_out_.find(k); it != attempts_out_.end()) {
+      if (it->second.writing == attempt) it->second.writing = 0;
+      if (--it->second.attempts == 0) attempts_out_.erase(it);
+    }
     bytes_in_flight_ -= std::min(bytes_in_flight_, bytes);
     if (ok) {
       state_.erase(k);
@@ -392,6 +434,8 @@ void Flusher::flush_all(std::optional<std::uint32_t> space, std::shared_ptr<Flus
                         std::function<void(FlushOutcome)> done) {
   const std::uint64_t key = space ? *space : kAll;
   const cache::Millis started = clock_.now_ms();
+  // Before the wake below: what a pass it starts flushes counts as this flush's.
+  const std::uint64_t flushed_at_start = files_.meters().flushed_bytes.load();
   // The files dirty now in the scope: the flush ends once none of them has a byte
   // written before it started.
   std::vector<cache::ObjectKey> scope;
@@ -405,14 +449,14 @@ void Flusher::flush_all(std::optional<std::uint32_t> space, std::shared_ptr<Flus
   }
   wake();
   asio::co_spawn(asio::make_strand(io_),
-                 watch_flush(key, started, std::move(scope), std::move(progress), std::move(done)), asio::detached);
+                 watch_flush(key, started, flushed_at_start, std::move(scope), std::move(progress), std::move(done)),
+                 asio::detached);
 }
 
-Awaitable<void> Flusher::watch_flush(std::uint64_t key, cache::Millis started, std::vector<cache::ObjectKey> scope,
-                                     std::shared_ptr<FlushProgress> progress,
+Awaitable<void> Flusher::watch_flush(std::uint64_t key, cache::Millis started, std::uint64_t flushed_at_start,
+                                     std::vector<cache::ObjectKey> scope, std::shared_ptr<FlushProgress> progress,
                                      std::function<void(FlushOutcome)> done) {
   asio::steady_timer t(co_await asio::this_coro::executor);
-  const std::uint64_t flushed_at_start = files_.meters().flushed_bytes.load();
   bool ok = false;
   while (true) {
     std::uint64_t left = 0;

@@ -4,9 +4,14 @@
 // A pass (every `tick`, and at once when woken) takes the due bytes from the log:
 // those written at least the space's write_back_delay ago, all of them for a file
 // a flush was asked for (`nfsgw flush`, a write-through export's WRITE or a
-// SETATTR of a dirty file) or while the log's budget is full. A file already
-// being flushed, or waiting after a failed attempt, is left alone, so each file's
-// flushes follow each other in order and never overlap.
+// SETATTR of a dirty file) or while the log's budget is full; at most
+// `batch_bytes` of one file per attempt. A file waiting after a failed attempt is
+// left alone, and so is a file while an attempt of it has WRITEs unanswered, or
+// two attempts: the next attempt of a file starts once every WRITE of the one
+// before has been answered, while that one's COMMIT is still out. So two WRITEs
+// of the same bytes are never in flight at once (the origin applies them in the
+// order they were written here), and the link does not stand idle while the
+// origin commits (a COMMIT of a large batch is the origin's fsync of it).
 //
 // Each file's taken extents go through the metadata cache of an export of its
 // space (set_space), so that the metadata cache learns the origin's attributes
@@ -21,7 +26,10 @@
 //     tried again after a delay that doubles from 1 s to 30 s, counted.
 //   - The first WRITE's pre-op attributes differing from what nfsgw last saw of
 //     the origin is a conflict: the origin's copy changed behind nfsgw's back.
-//     nfsgw's bytes still win; the conflict is counted and logged.
+//     nfsgw's bytes still win; the conflict is counted and logged. (Not checked by
+//     an attempt that starts while another of the file is out: that one's WRITEs
+//     changed the attributes. What nfsgw saw is taken from the COMMIT of the
+//     attempt started last.)
 // Once a file has no dirty byte left (DirtyFiles::settle), its snapshot goes and
 // clients see the origin's attributes again.
 #pragma once
@@ -55,6 +63,10 @@ struct FlusherSettings {
   std::uint64_t bytes_in_flight = 256ull << 20;
   /// One extent taken, at most (split again at the origin's wtmax).
   std::uint64_t extent_bytes = 1ull << 20;
+  /// One attempt of one file (its WRITEs, then one COMMIT) takes about this much at
+  /// most. Two attempts of a file may be out at once, so keep it at most half of
+  /// bytes_in_flight.
+  std::uint64_t batch_bytes = 64ull << 20;
   /// WRITEs of one file in flight, at most.
   std::uint32_t writes_per_file = 8;
   cache::Millis retry_first_ms = 1000, retry_max_ms = 30000;
@@ -92,6 +104,12 @@ class Flusher {
     cache::Millis delay = 0;
     std::uint32_t wtmax = 0;  // 0 until FSINFO answered
   };
+  /// A file's attempts out now (at most two).
+  struct Running {
+    std::uint32_t attempts = 0;
+    std::uint64_t writing = 0;  // the attempt whose WRITEs are not all answered (0: none)
+    std::uint64_t latest = 0;   // the attempt started last
+  };
   struct FileState {
     cache::Millis retry_at = 0;
     cache::Millis backoff = 0;
@@ -100,12 +118,20 @@ class Flusher {
 
   Awaitable<void> run();
   Awaitable<void> pass();
-  Awaitable<void> flush_one(cache::ObjectKey k, std::vector<cache::DirtyExtent> extents);
+  /// Attempt `attempt` (a number no other attempt has) of file k; `alone`: no other
+  /// attempt of the file was out when it started.
+  Awaitable<void> flush_one(cache::ObjectKey k, std::vector<cache::DirtyExtent> extents, std::uint64_t attempt,
+                            bool alone);
   Awaitable<std::uint32_t> wtmax_of(std::uint32_t space, Nfs3Program& via, const nfs3::FileHandle& fh);
+  /// Every WRITE of the attempt has been answered: the file's next may start.
+  void written(const cache::ObjectKey& k, std::uint64_t attempt);
+  /// Whether no attempt of k started after `attempt`.
+  bool latest(const cache::ObjectKey& k, std::uint64_t attempt);
   /// An attempt ended; `ok` false: tried again after the backoff.
-  void finished(const cache::ObjectKey& k, std::uint64_t bytes, bool ok);
+  void finished(const cache::ObjectKey& k, std::uint64_t attempt, std::uint64_t bytes, bool ok);
   /// flush_all()'s wait, progress and answer.
-  Awaitable<void> watch_flush(std::uint64_t key, cache::Millis started, std::vector<cache::ObjectKey> scope,
+  Awaitable<void> watch_flush(std::uint64_t key, cache::Millis started, std::uint64_t flushed_at_start,
+                              std::vector<cache::ObjectKey> scope,
                               std::shared_ptr<FlushProgress> progress, std::function<void(FlushOutcome)> done);
   Awaitable<void> untake(std::vector<cache::DirtyExtent> extents);
   void wake();
@@ -121,7 +147,8 @@ class Flusher {
   mutable std::mutex mu_;
   std::map<std::uint32_t, Space> spaces_;
   std::map<cache::ObjectKey, FileState, cache::ObjectKeyLess> state_;
-  std::set<cache::ObjectKey, cache::ObjectKeyLess> in_flight_;
+  std::map<cache::ObjectKey, Running, cache::ObjectKeyLess> attempts_out_;
+  std::uint64_t attempts_ = 0;  // attempts started, ever (numbers them)
   /// Files asked for by flush_file(), with how many callers wait; spaces asked for
   /// by flush_all() (kAll: every space), with how many flushes.
   std::map<cache::ObjectKey, std::uint32_t, cache::ObjectKeyLess> forced_files_;
@@ -132,6 +159,9 @@ class Flusher {
   cache::Millis urgent_told_ = -60'000;
   std::uint64_t bytes_in_flight_ = 0;
   std::atomic<bool> stopped_{false};
+  /// wake() was called: the next pass starts without waiting for the tick (a wake
+  /// during a pass would otherwise be lost, its timer not being waited on then).
+  std::atomic<bool> woken_{false};
   bool running_ = false;
 };
 
