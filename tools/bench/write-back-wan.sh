@@ -255,6 +255,7 @@ bench_log "nfsgw CPU: $(bench_cpu_s "$nfsgw_pid") s"
 
 med() { grep "^$1 " "$results" | awk -v c="$2" '{ print $c }' | bench_median; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.1f", b / a; else print "-" }'; }
+s1() { awk -v v="$1" 'BEGIN { if (v == "-") print "-"; else printf "%.1f", v }'; }
 mibs() { awk -v s="$1" -v m="$2" 'BEGIN { if (s + 0 > 0) printf "%.1f", m / s; else print "-" }'; }
 loads() { awk 'NF == 7 { print $6; print $7 }' "$results" | sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { if (NR) printf "%s to %s", lo, hi; else print "-" }'; }
 {
@@ -264,16 +265,16 @@ loads() { awk 'NF == 7 { print $6; print $7 }' "$results" | sort -g | awk 'NR ==
   echo "| workload | through /back (write-back) | through /through (write-through) | straight to the origin | write-through / write-back | flush of /back: s, MiB/s, % of cap |"
   echo "|---|---:|---:|---:|---:|---:|"
   if want seq; then
-    echo "| one client writes ${size_mib} MiB, until COMMIT answered (s) | $(med seq-back 3) | $(med seq-through 3) | $(med seq-origin 3) | $(ratio "$(med seq-back 3)" "$(med seq-through 3)")x | $(med seq-flush 3) s, $(med seq-flush 5) MiB/s, $(med seq-flush 6)% |"
+    echo "| one client writes ${size_mib} MiB, until COMMIT answered (s) | $(s1 "$(med seq-back 3)") | $(s1 "$(med seq-through 3)") | $(s1 "$(med seq-origin 3)") | $(ratio "$(med seq-back 3)" "$(med seq-through 3)")x | $(s1 "$(med seq-flush 3)") s, $(med seq-flush 5) MiB/s, $(med seq-flush 6)% |"
     echo "| the same, MiB/s | $(mibs "$(med seq-back 3)" "$size_mib") | $(mibs "$(med seq-through 3)" "$size_mib") | $(mibs "$(med seq-origin 3)" "$size_mib") | | |"
   fi
   if want frames; then
-    echo "| $frames clients each write ${frame_mib} MiB, until the last COMMIT (s) | $(med frames-back 3) | $(med frames-through 3) | $(med frames-origin 3) | $(ratio "$(med frames-back 3)" "$(med frames-through 3)")x | $(med frames-flush 3) s, $(med frames-flush 5) MiB/s, $(med frames-flush 6)% |"
+    echo "| $frames clients each write ${frame_mib} MiB, until the last COMMIT (s) | $(s1 "$(med frames-back 3)") | $(s1 "$(med frames-through 3)") | $(s1 "$(med frames-origin 3)") | $(ratio "$(med frames-back 3)" "$(med frames-through 3)")x | $(s1 "$(med frames-flush 3)") s, $(med frames-flush 5) MiB/s, $(med frames-flush 6)% |"
     echo "| the same, MiB/s | $(mibs "$(med frames-back 3)" $((frames * frame_mib))) | $(mibs "$(med frames-through 3)" $((frames * frame_mib))) | $(mibs "$(med frames-origin 3)" $((frames * frame_mib))) | | |"
   fi
   if want unpack; then
-    echo "| unpack $files files of $file_kib KiB (CREATE WRITE COMMIT SETATTR of mode+times), s | $(med unpack-back 3) | $(med unpack-through 3) | $(med unpack-origin 3) | $(ratio "$(med unpack-back 3)" "$(med unpack-through 3)")x | $(med unpack-back-flush 3) s |"
-    echo "| the same, SETATTR of the mode only (s) | $(med unpack-back-mode 3) | - | - | $(ratio "$(med unpack-back-mode 3)" "$(med unpack-through 3)")x | $(med unpack-back-mode-flush 3) s |"
+    echo "| unpack $files files of $file_kib KiB (CREATE WRITE COMMIT SETATTR of mode+times), s | $(s1 "$(med unpack-back 3)") | $(s1 "$(med unpack-through 3)") | $(s1 "$(med unpack-origin 3)") | $(ratio "$(med unpack-back 3)" "$(med unpack-through 3)")x | $(s1 "$(med unpack-back-flush 3)") s |"
+    echo "| the same, SETATTR of the mode only (s) | $(s1 "$(med unpack-back-mode 3)") | - | - | $(ratio "$(med unpack-back-mode 3)" "$(med unpack-through 3)")x | $(s1 "$(med unpack-back-mode-flush 3)") s |"
   fi
   echo
   echo "MiB carried towards the origin (medians): seq back/through/origin/flush $(med seq-back 5)/$(med seq-through 5)/$(med seq-origin 5)/$(med seq-flush 4);" \
