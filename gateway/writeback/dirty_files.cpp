@@ -83,19 +83,51 @@ nfs3::Fattr DirtyFiles::base_locked(const cache::ObjectKey& k, const nfs3::Fattr
   return a;
 }
 
-bool DirtyFiles::patch(const cache::ObjectKey& k, nfs3::PostOpAttr& a) {
-  if (!may_have(k)) return false;
+std::optional<nfs3::Fattr> DirtyFiles::fresh_attributes(const cache::ObjectKey& k) const {
+  if (!may_have(k)) return std::nullopt;
   std::lock_guard lock(mu_);
   const auto it = files_.find(k);
-  if (it == files_.end()) return false;
-  Entry& e = it->second;
-  if (!e.attrs) {
-    if (!a || a->type != nfs3::FileType::Reg) return false;
-    e.attrs = base_locked(k, *a);
-    e.origin = wcc_of(*a);
+  if (it == files_.end() || it->second.refresh) return std::nullopt;
+  return it->second.attrs;
+}
+
+bool DirtyFiles::patch(const cache::ObjectKey& k, nfs3::PostOpAttr& a) {
+  if (!may_have(k)) return false;
+  bool changed = false;
+  {
+    std::lock_guard lock(mu_);
+    const auto it = files_.find(k);
+    if (it == files_.end()) return false;
+    Entry& e = it->second;
+    if (!e.attrs) {
+      if (!a || a->type != nfs3::FileType::Reg) return false;
+      e.attrs = base_locked(k, *a);
+      e.origin = wcc_of(*a);
+    } else if (a && a->type == nfs3::FileType::Reg) {
+      // Dirty bytes decide size, used and mtime; the origin everything else.
+      nfs3::Fattr merged = *a;
+      const nfs3::Fattr& snap = *e.attrs;
+      merged.size = snap.size;
+      merged.used = snap.used;
+      merged.mtime = snap.mtime;
+      if (before(a->ctime, snap.ctime)) merged.ctime = snap.ctime;
+      changed = merged != snap;
+      e.attrs = merged;
+      e.refresh = false;
+    }
+    a = e.attrs;
   }
-  a = e.attrs;
+  if (changed) bump(k);
   return true;
+}
+
+void DirtyFiles::origin_may_have_changed() {
+  if (!any()) return;
+  {
+    std::lock_guard lock(mu_);
+    for (auto& [k, e] : files_) e.refresh = true;
+  }
+  for (auto& s : stripes_) s.changes.fetch_add(1, std::memory_order_acq_rel);
 }
 
 void DirtyFiles::adopt(const cache::ObjectKey& k, const nfs3::Fattr& origin) {

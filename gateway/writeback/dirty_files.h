@@ -70,10 +70,19 @@ class DirtyFiles {
 
   /// The snapshot, when the file has an entry that has one.
   std::optional<nfs3::Fattr> attributes(const cache::ObjectKey& k) const;
-  /// Replaces `a` by the file's snapshot when it has an entry. An entry without a
-  /// snapshot yet (bytes found in the log at start) takes `a` (the origin's, from a
-  /// reply) as its base. Returns whether `a` was replaced.
+  /// The snapshot, unless an origin change may have made its origin part stale
+  /// (origin_may_have_changed()): then the caller asks the layer below first.
+  std::optional<nfs3::Fattr> fresh_attributes(const cache::ObjectKey& k) const;
+  /// Replaces `a` by the file's snapshot when it has an entry. The snapshot first
+  /// takes from `a` (the origin's, from a reply) what dirty bytes do not decide:
+  /// everything but size, used and mtime (nlink after a LINK, mode, owner), and
+  /// the later ctime. An entry without a snapshot yet (bytes found in the log at
+  /// start) takes `a` as its base. Returns whether `a` was replaced.
   bool patch(const cache::ObjectKey& k, nfs3::PostOpAttr& a);
+  /// A REMOVE or RENAME went through: the link count of any dirty file may have
+  /// changed at the origin, and its reply did not say which. Each snapshot is
+  /// refreshed from the layer below at its next GETATTR (fresh_attributes()).
+  void origin_may_have_changed();
   /// Gives an entry without a snapshot `origin` as its base (no entry: nothing).
   void adopt(const cache::ObjectKey& k, const nfs3::Fattr& origin);
 
@@ -115,6 +124,7 @@ class DirtyFiles {
     std::optional<nfs3::WccAttr> origin;
     std::uint32_t writing = 0;
     std::uint64_t cleans = 0;
+    bool refresh = false;  // the origin part of attrs may be stale (see origin_may_have_changed)
   };
   struct alignas(64) Stripe {
     std::atomic<std::uint64_t> changes{0};

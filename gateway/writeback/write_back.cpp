@@ -96,12 +96,15 @@ Awaitable<std::optional<nfs3::Fattr>> WriteBack::snapshot(const CallContext& ctx
 Awaitable<nfs3::GetattrRes> WriteBack::getattr(const CallContext& ctx, nfs3::GetattrArgs args) {
   const cache::ObjectKey k = key(args.object);
   if (!files_.has(k)) co_return co_await next_.getattr(ctx, std::move(args));
-  // A dirty file's snapshot needs no origin (an outage included), once it has one.
-  if (std::optional<nfs3::Fattr> a = files_.attributes(k)) co_return nfs3::GetattrRes{Status::Ok, *a, false};
+  // A dirty file's snapshot needs no origin (an outage included), once it has one
+  // and no REMOVE or RENAME since may have changed its link count.
+  if (std::optional<nfs3::Fattr> a = files_.fresh_attributes(k)) co_return nfs3::GetattrRes{Status::Ok, *a, false};
   nfs3::GetattrRes r = co_await next_.getattr(ctx, std::move(args));
   if (r.status == Status::Ok) {
     nfs3::PostOpAttr a = r.attributes;
     if (files_.patch(k, a)) r.attributes = *a;
+  } else if (std::optional<nfs3::Fattr> a = files_.attributes(k); a && r.status != Status::Stale) {
+    co_return nfs3::GetattrRes{Status::Ok, *a, false};  // the origin cannot say: the snapshot is what there is
   }
   co_return r;
 }
@@ -123,6 +126,21 @@ Awaitable<nfs3::LinkRes> WriteBack::link(const CallContext& ctx, nfs3::LinkArgs 
   const cache::ObjectKey k = key(args.file);
   nfs3::LinkRes r = co_await next_.link(ctx, std::move(args));
   files_.patch(k, r.file_attributes);
+  co_return r;
+}
+
+// A name removed or replaced may have been one of several of a dirty file: the
+// reply gives the folders' attributes, not the file's, so every dirty file's link
+// count is asked again at its next GETATTR.
+Awaitable<nfs3::RemoveRes> WriteBack::remove(const CallContext& ctx, nfs3::RemoveArgs args) {
+  nfs3::RemoveRes r = co_await next_.remove(ctx, std::move(args));
+  if (r.status == Status::Ok) files_.origin_may_have_changed();
+  co_return r;
+}
+
+Awaitable<nfs3::RenameRes> WriteBack::rename(const CallContext& ctx, nfs3::RenameArgs args) {
+  nfs3::RenameRes r = co_await next_.rename(ctx, std::move(args));
+  if (r.status == Status::Ok) files_.origin_may_have_changed();
   co_return r;
 }
 

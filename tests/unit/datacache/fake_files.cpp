@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <utility>
 
 
 namespace nfsgw::datacache::test {
@@ -346,8 +347,26 @@ Awaitable<nfs3::SymlinkRes> FakeFiles::symlink(const CallContext&, nfs3::Symlink
 Awaitable<nfs3::MknodRes> FakeFiles::mknod(const CallContext&, nfs3::MknodArgs) {
   return unsupported<nfs3::MknodRes>(Proc::Mknod);
 }
+void FakeFiles::unlink_on_remove(const nfs3::FileHandle& fh) {
+  std::lock_guard lock(mu_);
+  unlink_on_remove_ = fh;
+}
+
 Awaitable<nfs3::RemoveRes> FakeFiles::remove(const CallContext&, nfs3::RemoveArgs) {
-  return unsupported<nfs3::RemoveRes>(Proc::Remove);
+  auto compute = [&] {
+    nfs3::RemoveRes r;
+    if (!unlink_on_remove_) {
+      r.status = Status::NotSupp;
+      return r;
+    }
+    const nfs3::FileHandle fh = *std::exchange(unlink_on_remove_, std::nullopt);
+    if (Node* n = node_or_stale(fh, r)) {
+      if (--n->attr.nlink == 0) nodes_.erase(n->attr.fileid);
+      else n->attr.ctime = tick();
+    }
+    return r;
+  };
+  co_return co_await serve<nfs3::RemoveRes>(Proc::Remove, compute);
 }
 Awaitable<nfs3::RmdirRes> FakeFiles::rmdir(const CallContext&, nfs3::RmdirArgs) {
   return unsupported<nfs3::RmdirRes>(Proc::Rmdir);
@@ -355,8 +374,17 @@ Awaitable<nfs3::RmdirRes> FakeFiles::rmdir(const CallContext&, nfs3::RmdirArgs) 
 Awaitable<nfs3::RenameRes> FakeFiles::rename(const CallContext&, nfs3::RenameArgs) {
   return unsupported<nfs3::RenameRes>(Proc::Rename);
 }
-Awaitable<nfs3::LinkRes> FakeFiles::link(const CallContext&, nfs3::LinkArgs) {
-  return unsupported<nfs3::LinkRes>(Proc::Link);
+Awaitable<nfs3::LinkRes> FakeFiles::link(const CallContext&, nfs3::LinkArgs args) {
+  auto compute = [&] {
+    nfs3::LinkRes r;
+    if (Node* n = node_or_stale(args.file, r)) {
+      ++n->attr.nlink;
+      n->attr.ctime = tick();
+      r.file_attributes = n->attr;
+    }
+    return r;
+  };
+  co_return co_await serve<nfs3::LinkRes>(Proc::Link, compute);
 }
 Awaitable<nfs3::ReaddirRes> FakeFiles::readdir(const CallContext&, nfs3::ReaddirArgs) {
   return unsupported<nfs3::ReaddirRes>(Proc::Readdir);

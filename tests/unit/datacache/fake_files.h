@@ -1,6 +1,7 @@
 // A small in-memory origin of regular files (and one directory) standing in
 // below the data cache. It answers GETATTR, ACCESS, READ, WRITE, SETATTR (size,
-// mode), FSINFO and COMMIT as an NFSv3 server would, with WCC data; every change
+// mode), FSINFO, COMMIT and LINK (a link count) as an NFSv3 server would, with WCC
+// data, and REMOVE of a name of a file the test names; every change
 // ticks a counter that becomes the file's mtime and ctime. The other procedures
 // answer NFS3ERR_NOTSUPP. A test can:
 //  - count the calls per procedure and the bytes READ gave;
@@ -67,6 +68,9 @@ class FakeFiles final : public Nfs3Program {
   /// attributes unchanged (as a metadata cache inside its window would show them).
   void restart(const nfs3::FileHandle& fh, std::string data);
   nfs3::WriteVerf verifier() const;
+  /// The next REMOVE answers OK and takes one link of `fh` (as if it removed one of
+  /// its names); without it REMOVE answers NOTSUPP.
+  void unlink_on_remove(const nfs3::FileHandle& fh);
   /// GETATTR and ACCESS answered at once too (nfs3_program.h), as the coroutines
   /// answer them. Each answer counts one in step_answers() through its basis, so
   /// an answer asked for tentatively and not used counts nothing.
@@ -152,6 +156,7 @@ class FakeFiles final : public Nfs3Program {
   bool omit_wcc_ = false;
   nfs3::WriteVerf verf_ = kVerf;
   std::size_t newer_read_attrs_ = 0;
+  std::optional<nfs3::FileHandle> unlink_on_remove_;
   std::set<std::uint32_t> refused_;
   std::uint64_t bytes_read_ = 0;
   std::array<std::size_t, nfs3::kProcCount> calls_{};

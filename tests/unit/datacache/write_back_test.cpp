@@ -441,4 +441,51 @@ TEST_F(WriteBackTest, EveryFileIsSeenDirtyExactlyWhileItHasAnEntryWhateverItsStr
   EXPECT_FALSE(dirty->any());
 }
 
+// Dirty bytes decide a file's size and mtime, nothing else: the link count after
+// a LINK or after a REMOVE of another of its names, and a mode, are the origin's,
+// through every export, while the file stays dirty (the kernel client's suite saw
+// nlink 1 after five LINKs of a dirty file).
+TEST_F(WriteBackTest, ADirtyFileShowsWhatTheOriginSaysOfAllButItsDataAfterLinkAndRemove) {
+  const auto fh = origin.add_file("aaaa");
+  const auto dir = origin.add_dir();
+  ASSERT_EQ(write(*back, fh, 0, "BBBBBB").status, Status::Ok);
+  ASSERT_TRUE(is_dirty(fh));
+  for (int i = 0; i < 5; ++i) {
+    nfs3::LinkArgs la{fh, nfs3::DirOpArgs{dir, "name-" + std::to_string(i)}};
+    const nfs3::LinkRes lr = run(invoke(*back, &Nfs3Program::link, as(1000), std::move(la)));
+    ASSERT_EQ(lr.status, Status::Ok);
+    ASSERT_TRUE(lr.file_attributes.has_value());
+    EXPECT_EQ(lr.file_attributes->nlink, static_cast<std::uint32_t>(2 + i));
+    EXPECT_EQ(lr.file_attributes->size, 6u);  // the dirty size, in the LINK reply too
+  }
+  for (WriteBack* layer : {back.get(), through.get()}) {
+    const nfs3::GetattrRes g = getattr(*layer, fh);
+    ASSERT_EQ(g.status, Status::Ok);
+    EXPECT_EQ(g.attributes.nlink, 6u);
+    EXPECT_EQ(g.attributes.size, 6u);
+  }
+  // A REMOVE's reply names no file: every dirty file's link count is asked again.
+  origin.unlink_on_remove(fh);
+  nfs3::RemoveArgs ra{nfs3::DirOpArgs{dir, "name-0"}};
+  ASSERT_EQ(run(invoke(*back, &Nfs3Program::remove, as(1000), std::move(ra))).status, Status::Ok);
+  const nfs3::GetattrRes after_remove = getattr(*back, fh);
+  ASSERT_EQ(after_remove.status, Status::Ok);
+  EXPECT_EQ(after_remove.attributes.nlink, 5u);
+  EXPECT_EQ(after_remove.attributes.size, 6u);
+  EXPECT_TRUE(is_dirty(fh));
+  // Asked once: the next GETATTR is the snapshot's again, with no origin call.
+  origin.reset_calls();
+  EXPECT_EQ(getattr(*back, fh).attributes.nlink, 5u);
+  EXPECT_EQ(origin.calls(Proc::Getattr), 0u);
+  // When the origin cannot answer after a REMOVE, the snapshot still does.
+  origin.unlink_on_remove(fh);
+  nfs3::RemoveArgs rb{nfs3::DirOpArgs{dir, "name-1"}};
+  ASSERT_EQ(run(invoke(*back, &Nfs3Program::remove, as(1000), std::move(rb))).status, Status::Ok);
+  origin.fail(Proc::Getattr, 1, Status::Jukebox, true);
+  const nfs3::GetattrRes outage = getattr(*back, fh);
+  ASSERT_EQ(outage.status, Status::Ok);
+  EXPECT_EQ(outage.attributes.size, 6u);
+  EXPECT_EQ(read(*back, fh, 0, 10).data.size(), 6u);
+}
+
 }  // namespace nfsgw::writeback::write_back_test
