@@ -11,6 +11,9 @@ const std::vector<std::uint32_t> kFileModes = {0644, 0600, 0640, 0664, 0444, 075
 const std::vector<std::uint32_t> kDirModes = {0777, 0755, 0700, 0750, 0711, 0770, 0555};
 const std::vector<std::string> kTargets = {"a", "../b", "sub/c", "nowhere", "/etc/passwd"};
 const std::vector<std::uint32_t> kReadCounts = {1, 7, 100, 4096, 65536};
+// The modes a file nfsgw holds dirty data of may be given: its owner keeps the
+// right to write it, which the flush (sent as the writer) needs.
+const std::vector<std::uint32_t> kOwnerWriteModes = {0644, 0600, 0664, 0755, 0700, 0660, 0666};
 constexpr int kMostObjects = 60;
 
 /// The type an object had when last seen alive (0: never).
@@ -89,6 +92,7 @@ Step Generator::next() {
       queue(s);
     }
     if (pending_.empty() && chance(options_.scenarios)) scenario();
+    if (pending_.empty() && chance(options_.flush_every)) queue(make(Op::Flush));
   }
   if (!pending_.empty()) {
     Step s = pending_.front();
@@ -100,7 +104,9 @@ Step Generator::next() {
     s.user = pick(kUsers);
     const double r = std::uniform_real_distribution<double>(0, 1)(rng_);
     bool ok;
-    if (r < 0.12) {
+    if (r < options_.back_writes) {
+      ok = back_write(s);
+    } else if (r < 0.12) {
       s.at_origin = true;
       ok = change(s, -1);
     } else if (r < 0.32) {
@@ -119,6 +125,38 @@ Step Generator::next() {
   s.a = kTreeLabel;
   s.id = next_id_++;
   return s;
+}
+
+bool Generator::owner_may_write(int id) const {
+  const Obj& o = runner_.model().obj(id);
+  if (!o.alive() || o.type() != kReg) return false;
+  const std::uint32_t uid = o.attrs.current()->uid;
+  for (const auto& v : o.attrs.versions())
+    if (v.value && (v.value->uid != uid || (v.value->mode & 0200) == 0)) return false;
+  return true;
+}
+
+std::uint64_t Generator::visible_size(int id) const {
+  const Obj& o = runner_.model().obj(id);
+  return o.dirty ? o.dirty->size : size_of(o);
+}
+
+bool Generator::back_write(Step& s) {
+  std::vector<int> files = objects(kBackExport, kReg);
+  std::erase_if(files, [&](int id) { return !owner_may_write(id); });
+  if (files.empty()) return false;
+  const int id = any_of(files);
+  const std::uint64_t size = visible_size(id);
+  s.op = Op::Write;
+  s.exp = kBackExport;
+  s.user = owner(id, 0);
+  s.a = label(id);
+  // At the start, the end, inside, and past the end (a hole nfsgw must fill with zeros).
+  const std::array<std::uint64_t, 4> offsets = {0, size, size ? rng_() % size : 0, size + 1 + rng_() % 200};
+  s.offset = offsets[static_cast<std::size_t>(pick(4))];
+  s.data.assign(static_cast<std::size_t>(1 + pick(300)), static_cast<char>('a' + pick(26)));
+  s.stable = chance(0.3) ? Stable::UnstableCommit : Stable::FileSync;
+  return true;
 }
 
 bool Generator::question(Step& s) {
@@ -142,7 +180,7 @@ bool Generator::question(Step& s) {
     case kReg:
       s.op = roll < 4 ? Op::Getattr : roll < 7 ? Op::Access : Op::Read;
       if (s.op == Op::Read) {
-        const std::uint64_t size = size_of(o);
+        const std::uint64_t size = visible_size(id);
         const std::array<std::uint64_t, 4> offsets = {0, size ? rng_() % size : 0, size, size + 5};
         s.offset = offsets[static_cast<std::size_t>(pick(4))];
         s.count = any_of(kReadCounts);
@@ -217,14 +255,17 @@ bool Generator::change(Step& s, int exp) {
         s.size = sizes[static_cast<std::size_t>(pick(4))];
       } else {
         s.set_mode = true;
-        s.mode = m.obj(id).type() == kDir ? any_of(kDirModes) : any_of(kFileModes);
+        s.mode = m.obj(id).type() == kDir ? any_of(kDirModes)
+                 : m.obj(id).dirty        ? any_of(kOwnerWriteModes)
+                                          : any_of(kFileModes);
       }
       return true;
     }
     default: {
+      if (exp == kBackExport) return back_write(s);
       if (files.empty()) return false;
       const int id = any_of(files);
-      const std::uint64_t size = size_of(m.obj(id));
+      const std::uint64_t size = visible_size(id);
       s.op = Op::Write;
       s.a = label(id);
       const std::array<std::uint64_t, 3> offsets = {0, size, size ? rng_() % size : 0};

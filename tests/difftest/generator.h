@@ -21,6 +21,12 @@
 //                  the folder listed through /rw, one name renamed onto the
 //                  other through /rw (POSIX: nothing happens), the folder listed
 //                  through /rw and /strict.
+//   dirty-read     a WRITE through /back (the write-back export), the file read
+//                  and its attributes asked through /rw, /strict, /short and
+//                  /imm, then one of: nothing, kill -9, a conflicting WRITE at
+//                  the origin, a SETATTR of the size or of the mode, a WRITE or a
+//                  LINK through /rw; the questions again, and now and then
+//                  `nfsgw flush` and the questions once more.
 // Choices read the model and the export views (what exists, which handles are
 // held) but never change them; the same seed on the same answers gives the same
 // steps.
@@ -42,6 +48,8 @@ struct GeneratorOptions {
                                  // of them right after a change through nfsgw)
   double reload_every = 0.0005;  // probability per step of a configuration reload
   double scenarios = 0.1;        // probability per step of starting a scenario
+  double back_writes = 0.04;     // probability per step of a WRITE through /back (write-back)
+  double flush_every = 0.002;    // probability per step of `nfsgw flush`
   std::string only;              // run this scenario only (say kill-after), for a fault hunt
 };
 
@@ -72,6 +80,14 @@ class Generator {
   int alive_objects() const;
 
   bool question(Step& s);
+  /// A WRITE through /back by the file's owner, of a file whose owner may always
+  /// write it (so that the flush, sent as the writer, is never refused).
+  bool back_write(Step& s);
+  /// Whether nfsgw may be given dirty data of `id`: a regular file alive, every
+  /// version of it seen of one owner with the owner's write bit.
+  bool owner_may_write(int id) const;
+  /// The size a client sees: nfsgw's when it holds dirty data of the file.
+  std::uint64_t visible_size(int id) const;
   bool change(Step& s, int exp);
   void scenario();
   /// LOOKUPs from `exp`'s root down to `id` for every handle not held yet; false
@@ -90,6 +106,7 @@ class Generator {
   void dotdot();
   void stale_read();
   void same_file_rename();
+  void dirty_read();
 
   Rng rng_;
   const Runner& runner_;

@@ -7,7 +7,7 @@
 
 namespace difftest {
 namespace {
-constexpr int kRw = 0, kRo = 1, kStrict = 2, kSub = 3, kImm = 4, kShort = 5;
+constexpr int kRw = 0, kRo = 1, kStrict = 2, kSub = 3, kImm = 4, kShort = 5, kBack = kBackExport;
 }  // namespace
 
 std::uint32_t Generator::queue(Step s) {
@@ -43,14 +43,14 @@ bool Generator::reach(int exp, int user, int id) {
 
 const std::vector<std::string>& scenario_names() {
   static const std::vector<std::string> names = {"strict-lookup", "two-exports", "hard-link", "dotdot",
-                                                 "kill-after", "stale-read", "same-file-rename"};
+                                                 "kill-after", "stale-read", "same-file-rename", "dirty-read"};
   return names;
 }
 
 void Generator::scenario() {
   // By index in scenario_names(); kill_after comes with the kills (--kill-every):
   // a restart costs about 0.2 s.
-  static const std::array<int, 7> weights = {2, 3, 2, 1, 0, 1, 1};
+  static const std::array<int, 8> weights = {2, 3, 2, 1, 0, 1, 1, 2};
   std::discrete_distribution<int> which(weights.begin(), weights.end());
   const auto& names = scenario_names();
   const auto only = std::find(names.begin(), names.end(), options_.only);
@@ -58,6 +58,7 @@ void Generator::scenario() {
     case 4: kill_after(); break;
     case 5: stale_read(); break;
     case 6: same_file_rename(); break;
+    case 7: dirty_read(); break;
     case 0: strict_lookup(); break;
     case 1: two_exports(); break;
     case 2: hard_link(); break;
@@ -413,5 +414,101 @@ void Generator::same_file_rename() {
   ask(0, Op::Readdir);
   ask(2, Op::Readdir);
   ask(0, Op::Lookup, at->second);
+}
+}  // namespace difftest
+
+namespace difftest {
+// A WRITE through /back (nfsgw keeps it dirty), the file read and its attributes
+// asked through the other exports, then something that dirty data must survive
+// or that must flush it, the questions again, and now and then `nfsgw flush`.
+void Generator::dirty_read() {
+  const Model& m = runner_.model();
+  std::vector<int> files = objects(-1, kReg);
+  std::erase_if(files, [&](int id) { return !owner_may_write(id); });
+  if (files.empty()) return;
+  const int f = any_of(files);
+  const int user = owner(f, 0);
+  const auto at = where(m, f);
+  if (!at) return;
+  for (int e : {kBack, kRw, kStrict, kShort, kImm})
+    if (!reach(e, user, f)) return;
+  const std::uint64_t size = visible_size(f);
+  auto write = [&](int exp, bool at_origin, std::uint64_t offset, std::size_t n, char c) {
+    Step w = make(Op::Write);
+    w.exp = exp;
+    w.at_origin = at_origin;
+    w.user = user;
+    w.a = label(f);
+    w.offset = offset;
+    w.data.assign(n, c);
+    if (exp == kBack && !at_origin) w.stable = chance(0.3) ? Stable::UnstableCommit : Stable::FileSync;
+    return queue(w);
+  };
+  const std::array<std::uint64_t, 4> offsets = {0, size, size + 1 + rng_() % 200, size ? rng_() % size : 0};
+  write(kBack, false, offsets[static_cast<std::size_t>(pick(4))], static_cast<std::size_t>(1 + pick(300)),
+        static_cast<char>('a' + pick(26)));
+  auto ask = [&](int exp, Op op, std::uint32_t object, const std::string& name = "") {
+    Step s = make(op);
+    s.exp = exp;
+    s.user = user;
+    s.a = object;
+    s.name = name;
+    s.count = 65536;
+    queue(s);
+  };
+  auto look = [&](bool more) {
+    for (int e : {kRw, kStrict, kShort, kImm, kBack}) {
+      ask(e, Op::Read, label(f));
+      ask(e, Op::Getattr, label(f));
+    }
+    if (!more) return;
+    ask(kStrict, Op::Lookup, label(at->first), at->second);
+    ask(kRw, Op::Readdirplus, label(at->first));
+  };
+  look(true);
+  switch (pick(8)) {
+    case 0: break;
+    case 1: queue(make(Op::Kill)); break;
+    case 2: write(kBack, true, size / 2, 50, 'Z'); break;  // a conflict: changed behind nfsgw's back
+    case 3: {
+      Step cut = make(Op::Setattr);
+      cut.exp = kRw;
+      cut.user = user;
+      cut.a = label(f);
+      const std::array<std::uint64_t, 4> sizes = {0, 10, size / 2, size + 50};
+      cut.size = sizes[static_cast<std::size_t>(pick(4))];
+      queue(cut);
+      break;
+    }
+    case 4: {
+      Step chmod = make(Op::Setattr);
+      chmod.exp = kRw;
+      chmod.user = user;
+      chmod.a = label(f);
+      chmod.set_mode = true;
+      chmod.mode = (m.obj(f).attrs.current()->mode & 0777) == 0600 ? 0644 : 0600;
+      queue(chmod);
+      break;
+    }
+    case 5: write(kStrict, false, 0, 20, 'T'); break;  // nfsgw flushes the file first
+    case 6: {
+      Step link = make(Op::Link);
+      link.exp = kRw;
+      link.user = user;
+      link.a = label(f);
+      link.b = label(at->first);
+      link.name = free_name(at->first);
+      queue(link);
+      break;
+    }
+    default:
+      write(kBack, false, size + 10, static_cast<std::size_t>(1 + pick(100)), static_cast<char>('a' + pick(26)));
+      break;
+  }
+  look(true);
+  if (chance(0.25)) {
+    queue(make(Op::Flush));
+    look(false);
+  }
 }
 }  // namespace difftest

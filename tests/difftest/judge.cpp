@@ -79,7 +79,94 @@ Listing as_seen_at_root(Listing l, std::uint64_t root_fileid) {
   return l;
 }
 
+bool time_before(std::uint32_t a_sec, std::uint32_t a_nsec, std::uint32_t b_sec, std::uint32_t b_nsec) {
+  return a_sec != b_sec ? a_sec < b_sec : a_nsec < b_nsec;
+}
+
+bool same_but_size_and_times(const Attr& a, const Attr& b) {
+  return a.type == b.type && a.mode == b.mode && a.nlink == b.nlink && a.uid == b.uid && a.gid == b.gid &&
+         a.fileid == b.fileid;
+}
+
+Promise Judge::attr_promise(const Promise& p, int id) const {
+  if (!model_.obj(id).dirty) return p;
+  return Promise{Promise::Kind::Immutable, {}};
+}
+
+Verdict Judge::dirty_attr(int id, const AttrValue& seen) const {
+  const Obj& o = model_.obj(id);
+  const Dirty& d = *o.dirty;
+  const Promise relaxed = attr_promise({}, id);
+  const std::string detail = "nfsgw answered " + show(seen) + "\nfor a file nfsgw holds dirty data of (" +
+                             d.describe() + (d.attr ? "; its snapshot: " + show(d.attr) : "") + ")\n" +
+                             attr_versions(id);
+  if (!seen) return judge(o.attrs, relaxed, *this, [](const AttrValue& v) { return !v.has_value(); }, detail);
+  // After a kill -9 the snapshot is made again from the origin's size and the
+  // dirty bytes' end: the same size, unless the origin's copy changed meanwhile.
+  if (seen->size != d.size && (d.attr || !d.conflict)) return {kDirtySize, detail};
+  if (d.attr) {
+    // mtime is the dirty data's (it moves with nfsgw's WRITEs only); ctime may
+    // move on (a change of the attributes at the origin), never back.
+    if (seen->mtime_sec != d.attr->mtime_sec || seen->mtime_nsec != d.attr->mtime_nsec)
+      return {kDirtyTimes, detail};
+    if (time_before(seen->ctime_sec, seen->ctime_nsec, d.attr->ctime_sec, d.attr->ctime_nsec))
+      return {kDirtyTimesBack, detail};
+  } else if (!time_before(d.last.mtime_sec, d.last.mtime_nsec, seen->mtime_sec, seen->mtime_nsec) ||
+             !time_before(d.last.ctime_sec, d.last.ctime_nsec, seen->ctime_sec, seen->ctime_nsec)) {
+    // After a kill -9 the snapshot takes times of its own, later than any before.
+    return {kDirtyTimesBack, detail};
+  }
+  return judge(o.attrs, relaxed, *this,
+               [&](const AttrValue& v) { return v && same_but_size_and_times(*v, *seen); }, detail);
+}
+
+Verdict Judge::absorbed_write(const Promise& p, int id, std::uint64_t end, const AttrValue& seen) const {
+  const Obj& o = model_.obj(id);
+  const std::string what = "nfsgw answered " + show(seen) + "\n";
+  if (!seen) return {kNever, "WRITE answered OK without the file's attributes\n"};
+  if (o.dirty) {
+    const Dirty& d = *o.dirty;
+    const std::string detail = what + "for a file nfsgw holds dirty data of (" + d.describe() +
+                               (d.attr ? "; its snapshot: " + show(d.attr) : "") + ")\n" + attr_versions(id);
+    if (seen->size != std::max(d.size, end)) return {kDirtySize, detail};
+    const Attr& before = d.attr ? *d.attr : d.last;
+    if (!time_before(before.mtime_sec, before.mtime_nsec, seen->mtime_sec, seen->mtime_nsec) ||
+        !time_before(before.ctime_sec, before.ctime_nsec, seen->ctime_sec, seen->ctime_nsec))
+      return {kDirtyTimesBack, detail};
+    if (d.attr) return same_but_size_and_times(*d.attr, *seen) ? Verdict{} : Verdict{kNever, detail};
+    return judge(o.attrs, attr_promise(p, id), *this,
+                 [&](const AttrValue& v) { return v && same_but_size_and_times(*v, *seen); }, detail);
+  }
+  // The file becomes dirty: its snapshot is a version the export may show, grown
+  // to the write's end, with later times.
+  return judge(o.attrs, p, *this,
+               [&](const AttrValue& v) {
+                 return v && same_but_size_and_times(*v, *seen) && seen->size == std::max(v->size, end) &&
+                        time_before(v->mtime_sec, v->mtime_nsec, seen->mtime_sec, seen->mtime_nsec);
+               },
+               what + "for a file that becomes dirty (size: the version's grown to " + std::to_string(end) +
+                   ", times later than the version's)\n" + attr_versions(id));
+}
+
+Verdict Judge::dirty_change(int id, const AttrValue& seen) const {
+  const Obj& o = model_.obj(id);
+  const Dirty& d = *o.dirty;
+  if (!seen) return {};
+  const std::string detail = "nfsgw answered " + show(seen) + "\nfor a file nfsgw holds dirty data of (" +
+                             d.describe() + (d.attr ? "; its snapshot before: " + show(d.attr) : "") + ")\n" +
+                             attr_versions(id);
+  // The origin's copy grown behind nfsgw's back may grow nfsgw's size.
+  if (seen->size != d.size && !(d.conflict && seen->size > d.size)) return {kDirtySize, detail};
+  const Attr& before = d.attr ? *d.attr : d.last;
+  if (time_before(seen->mtime_sec, seen->mtime_nsec, before.mtime_sec, before.mtime_nsec) ||
+      time_before(seen->ctime_sec, seen->ctime_nsec, before.ctime_sec, before.ctime_nsec))
+    return {kDirtyTimesBack, detail};
+  return judge(o.attrs, attr_promise({}, id), *this,
+               [&](const AttrValue& v) { return v && same_but_size_and_times(*v, *seen); }, detail);
+}
+
 Verdict Judge::attr(const Promise& p, int id, const AttrValue& seen) const {
+  if (model_.obj(id).dirty) return dirty_attr(id, seen);
   const auto& h = model_.obj(id).attrs;
   return judge(h, p, *this, [&](const AttrValue& v) { return v == seen; },
                "nfsgw answered " + show(seen) + "\n" + attr_versions(id));
@@ -123,6 +210,28 @@ Verdict Judge::listing(const Promise& p, int dir, const Listing& seen, bool at_r
 
 Verdict Judge::bytes(const Promise& p, int id, std::uint64_t offset, const std::string& data, bool eof) const {
   const auto& h = model_.obj(id).bytes;
+  if (const auto& d = model_.obj(id).dirty) {
+    // nfsgw's dirty bytes over what the layer below has (the origin's, within
+    // the export's promise), at nfsgw's size.
+    auto match_at = [&](const std::string& b) {
+      const std::string part = offset >= b.size() ? std::string() : b.substr(offset, data.size());
+      return part == data && eof == (offset + data.size() >= b.size());
+    };
+    auto match = [&](const std::string& below) {
+      if (match_at(d->over(below))) return true;
+      // After a kill -9 the size is made again from the origin's, which a
+      // conflict may have grown.
+      if (d->attr || !d->conflict || below.size() <= d->size) return false;
+      Dirty grown = *d;
+      grown.size = below.size();
+      return match_at(grown.over(below));
+    };
+    if (h.any(p, now, match)) return {};
+    return {kDirtyBytes, "nfsgw read " + show_bytes(data) + (eof ? " (eof)" : "") + " at " + std::to_string(offset) +
+                             "\nnfsgw holds dirty data of the file (" + d->describe() + "); with the origin's " +
+                             "bytes below it shows:\n" +
+                             versions(h, now, [&](const std::string& b) { return show_bytes(d->over(b)); })};
+  }
   auto match = [&](const std::string& b) {
     const std::string part = offset >= b.size() ? std::string() : b.substr(offset, data.size());
     return part == data && eof == (offset + data.size() >= b.size());
@@ -150,7 +259,7 @@ Verdict Judge::some_version(const Promise& p, int id, int user, const std::strin
 }
 
 Verdict Judge::maybe_gone(const Promise& p, int id) const {
-  return judge(model_.obj(id).attrs, p, *this, [](const AttrValue& v) { return !v.has_value(); },
+  return judge(model_.obj(id).attrs, attr_promise(p, id), *this, [](const AttrValue& v) { return !v.has_value(); },
                "nfsgw answered STALE\n" + attr_versions(id));
 }
 

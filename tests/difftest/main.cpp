@@ -37,11 +37,12 @@ void print_stats(const char* what, const Stats& s, double seconds) {
   std::printf(
       "difftest: %s: %llu calls to nfsgw, %llu checks, %llu violations, %llu kills, %llu reloads, "
       "%llu origin changes, %llu origin calls, %llu model gaps, %llu model errors, %llu steps skipped, "
-      "%.1f s, %.0f calls/s\n",
+      "%llu write-back WRITEs, %llu flushes, %llu dirty files flushed, %.1f s, %.0f calls/s\n",
       what, (unsigned long long)s.calls, (unsigned long long)s.checks, (unsigned long long)s.violations,
       (unsigned long long)s.kills, (unsigned long long)s.reloads, (unsigned long long)s.origin_changes,
       (unsigned long long)s.origin_calls, (unsigned long long)s.model_gaps, (unsigned long long)s.model_errors,
-      (unsigned long long)s.skipped, seconds, seconds > 0 ? static_cast<double>(s.calls) / seconds : 0.0);
+      (unsigned long long)s.skipped, (unsigned long long)s.absorbed, (unsigned long long)s.flushes,
+      (unsigned long long)s.dirty_flushed, seconds, seconds > 0 ? static_cast<double>(s.calls) / seconds : 0.0);
   std::fflush(stdout);
 }
 

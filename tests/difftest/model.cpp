@@ -81,6 +81,53 @@ std::vector<int> Model::reachable(int root) const {
   return out;
 }
 
+void Dirty::write(std::uint64_t offset, const std::string& bytes) {
+  const std::size_t end = static_cast<std::size_t>(offset) + bytes.size();
+  if (data.size() < end) {
+    data.resize(end, '\0');
+    held.resize(end, false);
+  }
+  for (std::size_t i = 0; i < bytes.size(); ++i) {
+    data[static_cast<std::size_t>(offset) + i] = bytes[i];
+    held[static_cast<std::size_t>(offset) + i] = true;
+  }
+}
+
+std::string Dirty::over(const std::string& below) const {
+  std::string out = below;
+  out.resize(static_cast<std::size_t>(size), '\0');
+  for (std::size_t i = 0; i < data.size() && i < out.size(); ++i)
+    if (held[i]) out[i] = data[i];
+  return out;
+}
+
+std::string Dirty::flushed_over(const std::string& origin) const {
+  std::string out = origin;
+  if (out.size() < data.size()) out.resize(data.size(), '\0');
+  for (std::size_t i = 0; i < data.size(); ++i)
+    if (held[i]) out[i] = data[i];
+  return out;
+}
+
+std::string Dirty::describe() const {
+  std::uint64_t count = 0, first = data.size();
+  for (std::size_t i = 0; i < held.size(); ++i)
+    if (held[i]) {
+      ++count;
+      first = std::min<std::uint64_t>(first, i);
+    }
+  return "size " + std::to_string(size) + ", " + std::to_string(count) + " bytes held in [" + std::to_string(first) +
+         ", " + std::to_string(data.size()) + ")" + (attr ? "" : ", times not seen since a kill -9") +
+         (conflict ? ", changed at the origin meanwhile" : "");
+}
+
+std::vector<int> Model::dirty() const {
+  std::vector<int> out;
+  for (int id = 0; id < count(); ++id)
+    if (obj(id).dirty) out.push_back(id);
+  return out;
+}
+
 std::string Model::path(int root, int id) const {
   if (id == root) return ".";
   if (auto steps = walk(root, id)) {

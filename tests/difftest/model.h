@@ -27,6 +27,32 @@ constexpr Binding kNoName = -1;
 /// A listing: (name, fileid) sorted by name, "." and ".." included.
 using Listing = std::vector<std::pair<std::string, std::uint64_t>>;
 
+/// What nfsgw holds of a regular file written through a write-back export and not
+/// flushed yet (docs/difftest.md, *Write-back*): the bytes in its dirty log, the
+/// size it answers, and the attributes it last answered. While a file has one,
+/// every export must show these bytes and this size (nfsgw is the authority for
+/// the file), whatever the origin holds.
+struct Dirty {
+  std::string data;           // the bytes written, where `held`
+  std::vector<bool> held;     // which bytes of `data` nfsgw holds in its log
+  std::uint64_t size = 0;     // the size nfsgw answers
+  std::optional<Attr> attr;   // nfsgw's snapshot as it last answered it; unknown after a kill -9
+  Attr last;                  // the last snapshot seen (times after a restart must be later)
+  bool conflict = false;      // the origin's copy changed behind nfsgw's back
+  std::vector<int> writers;   // the users whose bytes nfsgw holds (the flush writes as them)
+
+  /// Takes a WRITE into the log.
+  void write(std::uint64_t offset, const std::string& bytes);
+  /// What nfsgw shows: `below` (the origin's bytes) cut or padded with zeros to
+  /// the size, the held bytes over it.
+  std::string over(const std::string& below) const;
+  /// What the origin must hold after a flush over `origin`: the held bytes written
+  /// over it (it grows to the last of them, no further).
+  std::string flushed_over(const std::string& origin) const;
+  /// For reports: "size 120, 110 bytes held in [10, 120)".
+  std::string describe() const;
+};
+
 struct Obj {
   Handle origin;
   std::uint32_t label = 0;  // the id of the step that made it
@@ -36,6 +62,7 @@ struct Obj {
   std::optional<std::string> target;    // symbolic links (never changes)
   History<Listing> listing;             // directories
   std::map<std::string, History<Binding>> names;  // directories, ".." included
+  std::optional<Dirty> dirty;           // regular files nfsgw holds dirty data of
 
   std::uint32_t type() const { return attrs.known() && attrs.current() ? attrs.current()->type : 0; }
   bool alive() const { return attrs.known() && attrs.current().has_value(); }
@@ -79,6 +106,9 @@ class Model {
   std::vector<int> reachable(int root) const;
   /// "sub/x/f" from the current bindings below `root`, else where it was made.
   std::string path(int root, int id) const;
+
+  /// Objects with dirty data in nfsgw.
+  std::vector<int> dirty() const;
 
   PermTable perms;
 

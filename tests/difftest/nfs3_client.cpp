@@ -426,13 +426,13 @@ Reply Nfs3Client::setattr(const Handle& h, const SetAttrs& what) {
   }, [&](rpc_context* rpc, rpc_cb cb, void* p) { return rpc_nfs3_setattr_async(rpc, cb, &a, p); });
 }
 
-Reply Nfs3Client::write(const Handle& h, std::uint64_t offset, const std::string& data) {
+Reply Nfs3Client::write(const Handle& h, std::uint64_t offset, const std::string& data, bool file_sync) {
   std::string bytes = data;
   WRITE3args a{};
   a.file = as_fh3(h);
   a.offset = offset;
   a.count = static_cast<count3>(bytes.size());
-  a.stable = FILE_SYNC;
+  a.stable = file_sync ? FILE_SYNC : UNSTABLE;
   a.data.data_len = static_cast<u_int>(bytes.size());
   a.data.data_val = bytes.data();
   return call("WRITE", [](void* d, Reply& r, void*) {
@@ -440,7 +440,25 @@ Reply Nfs3Client::write(const Handle& h, std::uint64_t offset, const std::string
     r.status = res->status;
     r.attr = to_fattr(res->status == NFS3_OK ? res->WRITE3res_u.resok.file_wcc.after
                                             : res->WRITE3res_u.resfail.file_wcc.after);
+    if (res->status == NFS3_OK) {
+      std::memcpy(&r.verf, res->WRITE3res_u.resok.verf, sizeof r.verf);
+      r.committed = res->WRITE3res_u.resok.committed;
+    }
   }, [&](rpc_context* rpc, rpc_cb cb, void* p) { return rpc_nfs3_write_async(rpc, cb, &a, p); });
+}
+
+Reply Nfs3Client::commit(const Handle& h) {
+  COMMIT3args a{};
+  a.file = as_fh3(h);
+  a.offset = 0;
+  a.count = 0;
+  return call("COMMIT", [](void* d, Reply& r, void*) {
+    auto* res = static_cast<COMMIT3res*>(d);
+    r.status = res->status;
+    r.attr = to_fattr(res->status == NFS3_OK ? res->COMMIT3res_u.resok.file_wcc.after
+                                            : res->COMMIT3res_u.resfail.file_wcc.after);
+    if (res->status == NFS3_OK) std::memcpy(&r.verf, res->COMMIT3res_u.resok.verf, sizeof r.verf);
+  }, [&](rpc_context* rpc, rpc_cb cb, void* p) { return rpc_nfs3_commit_async(rpc, cb, &a, p); });
 }
 
 Handle mount(std::uint16_t port, const std::string& path, std::string* error) {

@@ -45,6 +45,8 @@ struct Reply {
   std::uint32_t access = 0;   // ACCESS bits granted
   std::string data;           // READ's bytes, READLINK's target
   bool eof = false;           // READ
+  std::uint64_t verf = 0;     // WRITE, COMMIT: the write verifier (its 8 bytes, as stored)
+  std::uint32_t committed = 0;  // WRITE: how stable the server made it (0 UNSTABLE, 2 FILE_SYNC)
   std::vector<Entry> entries; // READDIR, READDIRPLUS (all pages, in the server's order)
 };
 
@@ -83,7 +85,10 @@ class Nfs3Client {
   Reply rename(const Handle& from_dir, const std::string& from, const Handle& to_dir, const std::string& to);
   Reply link(const Handle& file, const Handle& dir, const std::string& name);
   Reply setattr(const Handle& h, const SetAttrs& what);
-  Reply write(const Handle& h, std::uint64_t offset, const std::string& data);  // FILE_SYNC
+  /// FILE_SYNC, or UNSTABLE when `file_sync` is false.
+  Reply write(const Handle& h, std::uint64_t offset, const std::string& data, bool file_sync = true);
+  /// COMMIT of the whole file: its verifier and the file's attributes after.
+  Reply commit(const Handle& h);
 
   int timeout_ms = 20000;
 

@@ -9,6 +9,7 @@ namespace difftest {
 const char* usage() {
   return "usage: nfsgw-difftest [--seed N | --seeds A,B,C | --seeds A-B] [--calls N] [--seconds S]\n"
          "                      [--kill-every P] [--reload-every P] [--scenarios P] [--scenario NAME]\n"
+         "                      [--back-writes P] [--flush-every P]\n"
          "                      [--nfsgw BIN]\n"
          "                      [--keep-going | --stop-on TEXT] [--shrink on|off] [--shrink-seconds S]\n"
          "                      [--port-base N] [--verbose]\n"
@@ -16,7 +17,8 @@ const char* usage() {
          "answer against what each export promises (docs/difftest.md). --calls and --seconds\n"
          "bound each seed's run; P is a probability per step. --scenario mixes in only that\n"
          "scenario (strict-lookup, two-exports, hard-link, dotdot, kill-after, stale-read,\n"
-         "same-file-rename). Exit 1 on a\n"
+         "same-file-rename, dirty-read). --back-writes P: WRITEs through the write-back\n"
+         "export /back; --flush-every P: `nfsgw flush` steps. Exit 1 on a\n"
          "violation, 2 when the set-up fails. --stop-on stops (and shrinks) only at a violation\n"
          "whose kind contains TEXT; --keep-going never stops and shrinks the first of each kind.\n"
          "--port-base N: the origin listens on N and N+1, nfsgw on N+2 (default 30300).\n";
@@ -79,13 +81,17 @@ Options parse_options(int argc, char** argv, std::string& error) {
         o.generator.kill_every = number(flag, value());
       } else if (flag == "--reload-every") {
         o.generator.reload_every = number(flag, value());
+      } else if (flag == "--back-writes") {
+        o.generator.back_writes = number(flag, value());
+      } else if (flag == "--flush-every") {
+        o.generator.flush_every = number(flag, value());
       } else if (flag == "--scenarios") {
         o.generator.scenarios = number(flag, value());
       } else if (flag == "--scenario") {
         o.generator.only = value();
         const auto& names = scenario_names();
         if (std::find(names.begin(), names.end(), o.generator.only) == names.end())
-          throw std::invalid_argument("--scenario: one of strict-lookup, two-exports, hard-link, dotdot, kill-after, stale-read, same-file-rename");
+          throw std::invalid_argument("--scenario: one of strict-lookup, two-exports, hard-link, dotdot, kill-after, stale-read, same-file-rename, dirty-read");
       } else if (flag == "--nfsgw") {
         o.nfsgw = value();
       } else if (flag == "--stop-on") {

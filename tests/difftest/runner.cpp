@@ -16,6 +16,9 @@ Stats& Stats::operator+=(const Stats& o) {
   origin_calls += o.origin_calls;
   model_gaps += o.model_gaps;
   model_errors += o.model_errors;
+  absorbed += o.absorbed;
+  flushes += o.flushes;
+  dirty_flushed += o.dirty_flushed;
   return *this;
 }
 
@@ -31,6 +34,9 @@ Stats Stats::operator-(const Stats& o) const {
   d.origin_calls -= o.origin_calls;
   d.model_gaps -= o.model_gaps;
   d.model_errors -= o.model_errors;
+  d.absorbed -= o.absorbed;
+  d.flushes -= o.flushes;
+  d.dirty_flushed -= o.dirty_flushed;
   return d;
 }
 
@@ -39,6 +45,7 @@ Runner::Runner(World& world) : world_(world), judge_(model_) {}
 void Runner::begin() {
   world_.fresh(round_++);
   model_ = Model();
+  log_verf_.reset();
   recorder_.set_step(kTreeLabel);
   const int tree = model_.add(world_.origin_tree(), kTreeLabel, "");
   recorder_.attr(tree);
@@ -62,6 +69,13 @@ bool Runner::run(const Step& s, std::vector<Violation>& found) {
   if (s.op == Op::Kill) {
     world_.kill_restart();
     ++stats.kills;
+    restarted();
+    return true;
+  }
+  if (s.op == Op::Flush) {
+    const std::size_t before = found.size();
+    flush(s, found);
+    stats.violations += found.size() - before;
     return true;
   }
   if (s.op == Op::Reload) {
@@ -113,6 +127,7 @@ void Runner::lost_gateway(const Step& s, const Reply& r, std::vector<Violation>&
   found.push_back({s.id, std::string(op_name(s.op)) + " not answered", detail});
   // Go on with a running nfsgw and connected clients.
   world_.kill_restart();
+  restarted();
 }
 
 std::string Runner::object_name(std::uint32_t label) const {

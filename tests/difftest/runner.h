@@ -17,6 +17,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,7 +38,9 @@ struct Violation {
 
 struct Stats {
   std::uint64_t skipped = 0, calls = 0, checks = 0, violations = 0, kills = 0, reloads = 0,
-                origin_changes = 0, origin_calls = 0, model_gaps = 0, model_errors = 0;
+                origin_changes = 0, origin_calls = 0, model_gaps = 0, model_errors = 0,
+                absorbed = 0, flushes = 0, dirty_flushed = 0;  // write-back: WRITEs taken into the
+                // dirty log, `nfsgw flush` runs, dirty files whose flush changed the origin
   Stats& operator+=(const Stats& o);
   Stats operator-(const Stats& o) const;
 };
@@ -98,6 +101,37 @@ class Runner {
   Problem judge_change_reply(const Step& s, int a, int b, const Reply& r);
 
   void gap(const std::string& what);
+
+  // runner_writeback.cpp (docs/difftest.md, *Write-back*)
+  /// A WRITE through a write-back export answered OK: when nfsgw took it into its
+  /// log (its verifier is the log's), judged and added to the model's dirty data;
+  /// false when nfsgw sent it to the origin.
+  bool absorbed(const Step& s, int a, const Reply& r, std::vector<Violation>& found);
+  /// nfsgw's write verifier (its dirty log's), learnt from a COMMIT of `h`
+  /// through /back; nullopt when the COMMIT fails.
+  std::optional<std::uint64_t> log_verifier(const Step& s, const Handle& h, std::vector<Violation>& found);
+  /// Whether nfsgw flushes the dirty file `a` before it carries out `s`: a WRITE
+  /// it does not take into its log, a SETATTR of the size.
+  bool flushes_first(const Step& s, int a) const;
+  /// After such a change: the origin must hold the dirty bytes flushed, then the
+  /// change (when it was done); the file is clean.
+  Problem judge_flushed(const Step& s, int a, const std::string& before, const Reply& r);
+  /// A SETATTR without a size of a dirty file, done: nfsgw's snapshot takes the
+  /// origin's answer, keeping its size and never going back in time.
+  Problem dirty_setattr(const Step& s, int a, const Reply& r);
+  /// `nfsgw flush`: every dirty file's bytes at the origin, none clean before.
+  void flush(const Step& s, std::vector<Violation>& found);
+  /// After a kill -9: dirty files keep their bytes, their times are new.
+  void restarted();
+  /// A question about a dirty file answered after a restart gives its new times.
+  void learn_dirty_times(const Step& s, int id, const Reply& r);
+  /// Whether a refused answer is about a file with dirty data.
+  bool about_dirty(const Step& s, int id, const Reply& r);
+  /// A change made at the origin to a dirty file (a conflict: nfsgw's bytes
+  /// still win for the ranges it holds).
+  void origin_changed(int id);
+
+  std::optional<std::uint64_t> log_verf_;
 
   World& world_;
   int round_ = 0;

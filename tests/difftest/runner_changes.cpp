@@ -110,6 +110,14 @@ void Runner::change(const Step& s, int a, int b, std::vector<Violation>& found) 
 
   const Handle& origin_a = model_.obj(a).origin;
   const Handle origin_b = b >= 0 ? model_.obj(b).origin : Handle{};
+  // A change that may have nfsgw flush a dirty file first: what the origin held
+  // before, which the flush writes over.
+  const bool may_flush = flushes_first(s, a);
+  std::string before_flush;
+  if (may_flush) {
+    recorder_.bytes(a);
+    before_flush = model_.obj(a).bytes.known() ? model_.obj(a).bytes.current() : std::string();
+  }
   Reply r;
   if (s.at_origin) {
     r = send(world_.origin(s.user), s, origin_a, origin_b);
@@ -131,19 +139,41 @@ void Runner::change(const Step& s, int a, int b, std::vector<Violation>& found) 
   }
   // The change's answers are judged as the restart's: the bound keeps the count before.
   const std::uint64_t restarts = stats.kills;
-  if (s.kill_at_once) {
+  auto kill_now = [&] {
+    if (!s.kill_at_once) return;
     world_.kill_restart();
     ++stats.kills;
+    restarted();
+  };
+  // A WRITE through a write-back export that nfsgw took into its dirty log leaves
+  // the origin as it was.
+  if (!s.at_origin && s.op == Op::Write && r.status == kOk && exports()[static_cast<std::size_t>(s.exp)].write_back &&
+      absorbed(s, a, r, found)) {
+    kill_now();
+    return;
   }
-  const bool changed = record(t, false);
+  const bool flushed = may_flush && r.status != kJukebox;
+  kill_now();
+  bool changed = record(t, false);
   if (s.at_origin) {
     ++stats.origin_changes;
+    for (int id : t.attrs) origin_changed(id);
     return;
   }
   const std::string op = op_name(s.op);
   auto report = [&](Problem p) {
     if (p) found.push_back({s.id, p.kind, p.detail});
   };
+  if (flushed) {
+    // The flush changed the origin whether or not the change was done: the bytes
+    // it left are checked instead.
+    changed = false;
+    if (Problem p = judge_flushed(s, a, before_flush, r)) {
+      report(p);
+      return;
+    }
+  }
+  const bool dirty_meta = r.status == kOk && (s.op == Op::Setattr || s.op == Op::Link) && model_.obj(a).dirty;
   if (exports()[static_cast<std::size_t>(s.exp)].read_only) {
     if (r.status != kRofs || changed)
       report(judge_part(op + " on a read-only export",
@@ -155,7 +185,8 @@ void Runner::change(const Step& s, int a, int b, std::vector<Violation>& found) 
   if (r.status == kOk) {
     bound(t, s.exp, restarts);
     Problem p = judge_effect(s, a, b, r, from_before == to_before ? -2 : from_before);
-    report(p ? p : judge_change_reply(s, a, b, r));
+    // A dirty file's SETATTR (without a size) or LINK: nfsgw's snapshot answers.
+    report(p ? p : dirty_meta ? dirty_setattr(s, a, r) : judge_change_reply(s, a, b, r));
     return;
   }
   if (changed) {

@@ -58,6 +58,7 @@ void Runner::question(const Step& s, int id, std::vector<Violation>& found) {
     return;
   }
   Problem p = judge_question(s, id, r);
+  if (!p) learn_dirty_times(s, id, r);
   // Now and then the model's own view is checked against the origin's.
   const bool audit = s.id % 64 == 0;
   if (!p && !audit) return;
@@ -72,7 +73,9 @@ void Runner::question(const Step& s, int id, std::vector<Violation>& found) {
     o = send(world_.origin(s.user), s, model_.obj(id).origin, {});
     ++stats.origin_calls;
   }
-  if (o.transport_ok && same_answer(s, id, r, o)) {
+  // The origin's own answer is no excuse for one about a file nfsgw holds dirty
+  // data of: nfsgw must show its own bytes.
+  if (o.transport_ok && !about_dirty(s, id, r) && same_answer(s, id, r, o)) {
     ++stats.model_errors;
     if (verbose)
       std::fprintf(stderr, "difftest: model error at step #%u (%s): %s%s", s.id, p.kind.c_str(), p.detail.c_str(),
@@ -110,7 +113,7 @@ Runner::Problem Runner::judge_question(const Step& s, int id, const Reply& r) {
   if (r.status == kStale) return judge_part(op + " STALE", judge_.maybe_gone(p, id));
   // Any other answer says the object exists.
   if (Problem f = judge_part(op + " answered for a removed object",
-                             judge_.some_version(p, id, user, status_name(r.status),
+                             judge_.some_version(judge_.attr_promise(p, id), id, user, status_name(r.status),
                                                  [](const Attr&, std::uint32_t) { return true; })))
     return f;
   Problem found;

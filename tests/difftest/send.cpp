@@ -26,9 +26,10 @@ Reply send(Nfs3Client& c, const Step& s, const Handle& a, const Handle& b) {
       what.size = s.size;
       return c.setattr(a, what);
     }
-    case Op::Write: return c.write(a, s.offset, s.data);
+    case Op::Write: return c.write(a, s.offset, s.data, s.stable == Stable::FileSync);
     case Op::Kill:
-    case Op::Reload: break;
+    case Op::Reload:
+    case Op::Flush: break;
   }
   throw std::logic_error(std::string("not an NFS call: ") + op_name(s.op));
 }

@@ -26,6 +26,7 @@ const char* op_name(Op op) {
     case Op::Write: return "WRITE";
     case Op::Kill: return "KILL -9 + restart";
     case Op::Reload: return "RELOAD";
+    case Op::Flush: return "FLUSH (nfsgw flush)";
   }
   return "?";
 }
@@ -41,7 +42,7 @@ std::string quoted(const std::string& s) { return "\"" + s + "\""; }
 
 std::string describe(const Step& s, const std::function<std::string(std::uint32_t)>& object) {
   std::string out = "#" + std::to_string(s.id) + " ";
-  if (s.op == Op::Kill) return out + op_name(s.op);
+  if (s.op == Op::Kill || s.op == Op::Flush) return out + op_name(s.op);
   if (s.op == Op::Reload)
     return out + "RELOAD variant " + std::to_string(s.variant) + (s.sighup ? " (SIGHUP)" : " (nfsgw reload)");
   out += users()[static_cast<std::size_t>(s.user)].name;
@@ -63,6 +64,7 @@ std::string describe(const Step& s, const std::function<std::string(std::uint32_
       break;
     case Op::Write:
       out += " at " + std::to_string(s.offset) + ", " + std::to_string(s.data.size()) + " bytes";
+      if (s.stable == Stable::UnstableCommit) out += " UNSTABLE + COMMIT";
       break;
     case Op::Read: out += " at " + std::to_string(s.offset) + ", " + std::to_string(s.count) + " bytes"; break;
     default: break;

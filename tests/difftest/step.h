@@ -17,8 +17,12 @@ namespace difftest {
 enum class Op : std::uint8_t {
   Getattr, Lookup, Access, Readlink, Read, Readdir, Readdirplus,  // questions
   Create, Mkdir, Symlink, Remove, Rmdir, Rename, Link, Setattr, Write,  // changes
-  Kill, Reload,  // to nfsgw itself
+  Kill, Reload, Flush,  // to nfsgw itself (Flush: `nfsgw flush`, then the origin is compared)
 };
+
+/// How a WRITE asks for stability: FILE_SYNC; UNSTABLE followed at once by a
+/// COMMIT of the file (same export, same user).
+enum class Stable : std::uint8_t { FileSync, UnstableCommit };
 
 constexpr std::uint32_t kTreeLabel = 0, kSubLabel = 1;
 
@@ -41,6 +45,7 @@ struct Step {
   int variant = 0;                    // Reload: the configuration variant
   bool sighup = false;                // Reload: by signal rather than `nfsgw reload`
   bool kill_at_once = false;          // a change through nfsgw: kill -9 as its reply arrives
+  Stable stable = Stable::FileSync;   // WRITE
 
   bool changes() const { return op >= Op::Create && op <= Op::Write; }
 };

@@ -25,6 +25,7 @@ const std::array<ExportDef, kExports>& exports() {
       {"/sub", {K::Ttl, 1h}, false, true},
       {"/imm", {K::Immutable, {}}, false, false},
       {"/short", {K::Ttl, 2s}, false, false},
+      {"/back", {K::Ttl, 1h}, false, false, true},
   }};
   return defs;
 }
@@ -61,6 +62,11 @@ integ::ExportSettings export_settings(int i, int variant, const std::string& tre
   e.access = d.read_only ? "ro" : "rw";
   e.squash = "none";
   e.upstream_connections = 2;
+  if (d.write_back) {
+    e.writes = "back";
+    // Long enough that nothing is flushed but by the tester's own steps.
+    e.write_back_delay = variant == 0 ? "1h" : "50m";
+  }
   switch (d.promise.kind) {
     case Promise::Kind::Strict: e.metadata.consistency = "strict"; break;
     case Promise::Kind::Immutable: e.metadata.consistency = "immutable"; break;
@@ -178,6 +184,12 @@ void World::reload(int variant, bool sighup) {
   }
   const integ::RunResult r = gateway_->cli("reload");
   if (r.exit_code != 0) throw std::runtime_error("nfsgw reload failed: " + r.output);
+}
+
+bool World::flush(std::string& output) {
+  const integ::RunResult r = gateway_->cli("flush", {}, std::chrono::seconds(60));
+  output = r.output;
+  return r.exit_code == 0;
 }
 
 void World::finish_run() {

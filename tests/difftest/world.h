@@ -7,6 +7,10 @@
 //   /sub     T/sub (a subtree: its root is a folder of the others), ttl, 1 h
 //   /imm     T, consistency "immutable"
 //   /short   T, ttl, every window 2 s (1 s in the second reload variant)
+//   /back    T, ttl, every window 1 h, writes = "back", write_back_delay 1 h
+//            (50 min in the second reload variant): data written through it
+//            stays dirty in nfsgw until a flush (`nfsgw flush`, or a WRITE, a
+//            SETATTR of the size or a REMOVE that makes nfsgw flush the file)
 // Clients: three users with AUTH_SYS credentials of their own (not root, so squash
 // changes nothing), each with a connection to nfsgw and one to the origin, and a
 // root connection to the origin that the oracle asks for the truth.
@@ -36,9 +40,11 @@ struct ExportDef {
   Promise promise;
   bool read_only;
   bool subtree;  // shows T/sub rather than T
+  bool write_back = false;  // writes = "back"
 };
 
-constexpr int kExports = 6;
+constexpr int kExports = 7;
+constexpr int kBackExport = 6;  // /back
 /// The exports, with the promise the oracle holds each to (the longest window of
 /// either reload variant).
 const std::array<ExportDef, kExports>& exports();
@@ -70,6 +76,9 @@ class World {
   /// Writes configuration variant 0 or 1 and has nfsgw reload it, by `nfsgw reload`
   /// or by SIGHUP (not waited for: calls right after see either configuration).
   void reload(int variant, bool sighup);
+  /// `nfsgw flush --config F` (everything dirty committed at the origin); false
+  /// with its output in `output` when it fails or takes more than a minute.
+  bool flush(std::string& output);
   /// Stops nfsgw (SIGTERM) and removes the run's scratch space.
   void finish_run();
 
