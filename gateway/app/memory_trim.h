@@ -29,7 +29,7 @@ namespace nfsgw {
 /// Sets malloc's arena count and thresholds; call before any thread starts.
 inline void tune_malloc() {
   (void)::mallopt(M_ARENA_MAX, 2);
-  (void)::mallopt(M_MMAP_THRESHOLD, 256 * 1024);
+  (void)::mallopt(M_MMAP_THRESHOLD, 4 * 1024 * 1024);
   (void)::mallopt(M_TRIM_THRESHOLD, 4 * 1024 * 1024);
 }
 
