@@ -58,7 +58,17 @@ void DirtyLog::rotate_locked() {
 std::pair<std::uint64_t, std::uint64_t> DirtyLog::append_locked(const std::string& frame) {
   SegmentUse& cur = segments_[current_];
   if (cur.size > 0 && cur.size + frame.size() > options_.segment_bytes) rotate_locked();
-  const std::uint64_t at = files_.append(current_, frame);
+  std::uint64_t at = 0;
+  try {
+    at = files_.append(current_, frame);
+  } catch (const DirtyLogError&) {
+    // A full disk: a current segment whose bytes are all clean holds space that
+    // only moving past it gives back (the dead segments go). Once, then as it is.
+    const SegmentUse& now = segments_[current_];
+    if (now.size == 0 || now.live > 0) throw;
+    rotate_locked();
+    at = files_.append(current_, frame);
+  }
   log_bytes_ += at + frame.size() - segments_[current_].size;
   segments_[current_].size = at + frame.size();
   return {current_, at};

@@ -28,8 +28,11 @@ class DiskLogFiles final : public LogFiles {
  public:
   explicit DiskLogFiles(std::string dir) : dir_(std::move(dir)) {
     std::error_code ec;
-    std::filesystem::create_directories(dir_, ec);
+    const bool made = std::filesystem::create_directories(dir_, ec);
     if (ec) fail_io("cannot create", dir_, ec.value());
+    // A folder just made is durable only once its parent is synced: a power loss
+    // would otherwise take it, and every segment in it, away with it.
+    if (made) sync_path(std::filesystem::path(dir_).parent_path().string());
   }
   ~DiskLogFiles() override {
     for (auto& [n, f] : open_) ::close(f.fd);
@@ -167,13 +170,15 @@ class DiskLogFiles final : public LogFiles {
     }
     return open_[n] = File{fd, static_cast<std::uint64_t>(st.st_size)};
   }
-  void sync_dir() {
-    const int fd = ::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0) fail_io("cannot open", dir_, errno);
+  void sync_dir() { sync_path(dir_); }
+  static void sync_path(const std::string& dir) {
+    const std::string d = dir.empty() ? std::string(".") : dir;
+    const int fd = ::open(d.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) fail_io("cannot open", d, errno);
     const int rc = ::fsync(fd);
     const int err = errno;
     ::close(fd);
-    if (rc != 0) fail_io("cannot sync", dir_, err);
+    if (rc != 0) fail_io("cannot sync", d, err);
   }
 
   std::string dir_;

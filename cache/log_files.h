@@ -81,6 +81,9 @@ class MemoryLogFiles final : public LogFiles {
   /// From now on every append, sync, create and remove throws DirtyLogError(code);
   /// 0 ends it.
   void fail_with(int code);
+  /// A disk of `bytes` (0: no bound): an append that would take the segments past
+  /// it throws DirtyLogError(ENOSPC) and writes nothing; removing segments frees room.
+  void set_capacity(std::uint64_t bytes);
   /// Flips one bit of segment `n` at `offset` (a disk that returns bad data).
   void flip_bit(std::uint64_t n, std::uint64_t offset);
   std::uint64_t syncs() const;
@@ -98,6 +101,7 @@ class MemoryLogFiles final : public LogFiles {
   mutable std::mutex mu_;
   std::vector<std::pair<std::uint64_t, Segment>> segments_;  // by number
   int fail_code_ = 0;
+  std::uint64_t capacity_ = 0;
   std::uint64_t syncs_ = 0;
 };
 

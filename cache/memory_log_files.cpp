@@ -38,6 +38,11 @@ void MemoryLogFiles::create(std::uint64_t n) {
 std::uint64_t MemoryLogFiles::append(std::uint64_t n, std::string_view bytes) {
   std::lock_guard lock(mu_);
   check_failure();
+  if (capacity_ > 0) {
+    std::uint64_t used = bytes.size();
+    for (const auto& seg : segments_) used += seg.second.bytes.size();
+    if (used > capacity_) throw DirtyLogError("memory log: no space left", ENOSPC);
+  }
   Segment& s = at(n);
   const std::uint64_t offset = s.bytes.size();
   s.bytes.append(bytes);
@@ -102,6 +107,11 @@ void MemoryLogFiles::power_loss(Loss loss) {
 void MemoryLogFiles::fail_with(int code) {
   std::lock_guard lock(mu_);
   fail_code_ = code;
+}
+
+void MemoryLogFiles::set_capacity(std::uint64_t bytes) {
+  std::lock_guard lock(mu_);
+  capacity_ = bytes;
 }
 
 void MemoryLogFiles::flip_bit(std::uint64_t n, std::uint64_t offset) {

@@ -273,6 +273,7 @@ Awaitable<std::optional<nfs3::WriteRes>> WriteBack::absorb(const CallContext& ct
     } catch (const std::exception& e) {
       failed = true;
       WriteBackMeters::add(m.log_errors);
+      flusher_.urgent();  // a full disk gets room back only as dirty bytes are flushed
       if (std::uint64_t dropped = 0; log_errors_.allow(dropped))
         spdlog::error("write-back: the dirty log cannot be written ({}): WRITEs are answered JUKEBOX until it "
                       "can (nothing is acknowledged that is not in it; {} such failures not logged before)",

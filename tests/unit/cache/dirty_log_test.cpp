@@ -523,6 +523,28 @@ TEST(DirtyLog, ADiskErrorLosesNothingAcknowledged) {
   EXPECT_EQ(dirty_view(*again, f, 300), bytes(1, 0, 100) + clean(100) + bytes(3, 200, 100));
 }
 
+// A full disk, then a flush: the space of a current segment whose bytes are all
+// clean comes back by moving past it, so writes go on without a restart (an
+// integration test saw every WRITE answered JUKEBOX after the flush, for good).
+TEST(DirtyLog, AFullDiskTakesWritesAgainOnceItsBytesAreClean) {
+  MemoryLogFiles files;
+  const ObjectKey f = file_key(1);
+  auto log = DirtyLog::open(files, small_segments(1 << 20, 1 << 20));  // one segment would hold everything
+  ASSERT_EQ(log->write(f, 0, bytes(1, 0, 2000), writer(), true), DirtyLog::Appended::Ok);
+  files.set_capacity(3000);
+  EXPECT_THROW(log->write(f, 2000, bytes(2, 2000, 2000), writer(), true), DirtyLogError);
+  // While bytes of the segment are dirty it cannot go: the disk stays full.
+  EXPECT_THROW(log->write(f, 2000, bytes(2, 2000, 2000), writer(), true), DirtyLogError);
+  for (const auto& e : log->take(kNever, 1 << 20, 1 << 20)) log->cleaned(e);
+  ASSERT_EQ(log->usage().dirty_bytes, 0u);
+  EXPECT_EQ(log->write(f, 2000, bytes(2, 2000, 2000), writer(), true), DirtyLog::Appended::Ok);
+  EXPECT_EQ(dirty_view(*log, f, 4000), clean(2000) + bytes(2, 2000, 2000));
+  log.reset();
+  files.power_loss(Loss::All);
+  auto again = DirtyLog::open(files, small_segments(1 << 20, 1 << 20));
+  EXPECT_EQ(dirty_view(*again, f, 4000), clean(2000) + bytes(2, 2000, 2000));
+}
+
 // Stable writers on many threads at once: every write ends indexed and synced.
 // (That they share syncs is not shown: MemoryLogFiles syncs at once, so callers
 // rarely find one under way.)
