@@ -12,7 +12,6 @@
 //   nfsgw flush --config FILE [EXPORT[/PATH]]
 //                                          commit write-back exports' dirty data at the origin
 // (the last six talk to the running nfsgw through <[cache] dir>/admin.sock)
-#include <malloc.h>
 
 #include <cstring>
 #include <exception>
@@ -45,12 +44,6 @@ int usage() {
 int main(int argc, char** argv) {
   if (argc > 1 && nfsgw::admin::is_admin_subcommand(argv[1]))
     return nfsgw::admin::admin_main(argc, argv, std::cout, std::cerr);
-  // Data blocks and READ/WRITE payloads are buffers of up to a few MiB, made and
-  // freed for every call. glibc would map each one afresh (its mmap threshold
-  // starts at 128 KiB) and the kernel would fault in and zero its pages every time
-  // (a sixth of nfsgw's CPU on warm 1 MiB READs); from the heap they are reused.
-  mallopt(M_MMAP_THRESHOLD, 32 << 20);
-  mallopt(M_TRIM_THRESHOLD, 128 << 20);
   std::string config_path;
   bool check_only = false;
   std::string level = "info";

@@ -8,9 +8,11 @@
 // keeping the chunks freed into it, and fragments left by records and blocks that
 // come and go. So, at start, before the threads exist:
 //   - at most two arenas (M_ARENA_MAX): fewer heaps, each reused more;
-//   - a fixed mmap threshold (M_MMAP_THRESHOLD, 256 KiB): large buffers (READ and
-//     READDIRPLUS replies, big listings) are mapped and unmapped, never left in an
-//     arena; setting it also stops glibc from raising it after such a free;
+//   - a fixed mmap threshold (M_MMAP_THRESHOLD, 4 MiB): buffers of up to a few MiB
+//     (READ and WRITE payloads, dirty-log frames, flush buffers) are reused from
+//     the arenas; mapped afresh for every call, each of their pages was faulted in
+//     and zeroed again (a WRITE-back of 1 MiB WRITEs spent 6x the CPU on it with
+//     256 KiB); setting it also stops glibc from raising it after such a free;
 //   - a trim threshold of 4 MiB (M_TRIM_THRESHOLD): the top of the heap is given
 //     back beyond it;
 // and every 10 s, on its own thread, malloc_trim(0), which gives back the
