@@ -24,6 +24,9 @@ PKGS=(
   procps psmisc coreutils curl  # curl: the metrics test scrapes the endpoint
   python3-yaml systemd strace  # tests/packaging: parse manifests, check the systemd unit
   haproxy  # two nfsgw nodes behind a TCP balancer (tests/integration/two_nodes_test.cpp)
+  # the container image, built and run with podman (scripts/build-image.sh, tests/container)
+  podman buildah runc debootstrap slirp4netns podman-compose catatonit uidmap
+  containernetworking-plugins golang-github-containernetworking-plugin-dnsname iptables
 )
 missing=()
 for p in "${PKGS[@]}"; do

@@ -42,6 +42,13 @@ export CMAKE_GENERATOR=${CMAKE_GENERATOR:-Ninja}
 
 start=$(date +%s)
 stamp() { echo "-- $1 at $(( $(date +%s) - start )) s"; }
+# The container image's Debian 12 base (debootstrap from apt's mirror: minutes of
+# waiting on the network, little CPU), made while everything builds; the
+# container tests (ctest -L container) wait for it, then wrap build/nfsgw in the
+# image's runtime-prebuilt stage (tests/container, docker/README.md).
+mkdir -p build
+bash scripts/build-image.sh --base-only >build/image-base.log 2>&1 &
+echo "-- the container image's base is made in the background (build/image-base.log)"
 echo "== stage 1: build"
 # Line tables only (-g1) instead of full debug info (-g): backtraces, ASan reports
 # and gdb still show functions, files and lines, and a build costs about a quarter
