@@ -216,9 +216,13 @@ void DirtyFiles::after_setattr(const cache::ObjectKey& k, const nfs3::Fattr& aft
     if (it == files_.end() || !it->second.attrs) return;
     nfs3::Fattr& a = *it->second.attrs;
     const std::uint64_t size = a.size;
+    const nfs3::Time mtime = a.mtime;
     const nfs3::Time last = std::max(a.mtime, a.ctime, [](auto& x, auto& y) { return before(x, y); });
     a = after;
     if (!size_set) a.size = std::max(size, after.size);
+    // The dirty bytes' mtime stays (a SETATTR of the mode does not undo a WRITE;
+    // one that sets times flushed the file first).
+    if (before(a.mtime, mtime)) a.mtime = mtime;
     // Never back in time for the clients that saw the dirty times.
     if (!before(last, a.ctime)) a.ctime = next_time_locked(last);
     it->second.origin = wcc_of(after);

@@ -186,7 +186,19 @@ Awaitable<bool> WriteBack::flushed(const nfs3::FileHandle& fh) {
 }
 
 Awaitable<nfs3::ReadRes> WriteBack::read(const CallContext& ctx, nfs3::ReadArgs args) {
-  if (!files_.has(key(args.file))) co_return co_await next_.read(ctx, std::move(args));
+  const cache::ObjectKey k = key(args.file);
+  if (!files_.has(k)) co_return co_await next_.read(ctx, std::move(args));
+  if (!files_.fresh_attributes(k)) {
+    // A REMOVE since may have taken the file's last name: gone at the origin, it
+    // is gone for readers too (its bytes go at their flush).
+    nfs3::GetattrArgs ga{args.file};
+    const nfs3::GetattrRes g = co_await getattr(ctx, std::move(ga));
+    if (g.status == Status::Stale && !g.gateway_status) {
+      nfs3::ReadRes gone;
+      gone.status = Status::Stale;
+      co_return gone;
+    }
+  }
   co_return co_await read_dirty(ctx, std::move(args));
 }
 
@@ -364,8 +376,10 @@ Awaitable<nfs3::SetattrRes> WriteBack::setattr(const CallContext& ctx, nfs3::Set
       co_await std::move(cut);
     }
     if (r.obj_wcc.after) files_.after_setattr(k, *r.obj_wcc.after, size_set);
-    files_.patch(k, r.obj_wcc.after);
   }
+  // Failed or not, the reply shows the dirty file as nfsgw answers it; the
+  // origin's pre-op attributes are not what the client saw.
+  if (files_.patch(k, r.obj_wcc.after)) r.obj_wcc.before.reset();
   co_return r;
 }
 

@@ -488,4 +488,38 @@ TEST_F(WriteBackTest, ADirtyFileShowsWhatTheOriginSaysOfAllButItsDataAfterLinkAn
   EXPECT_EQ(read(*back, fh, 0, 10).data.size(), 6u);
 }
 
+// The difftest's write-back faults (docs/difftest.md): a SETATTR of the mode keeps
+// the dirty mtime, a failed SETATTR answers the dirty file as nfsgw shows it, and
+// a file whose last name is removed through nfsgw is gone for GETATTR and READ.
+TEST_F(WriteBackTest, SetattrAndRemoveOfADirtyFileAnswerAsNfsgwShowsIt) {
+  const auto fh = origin.add_file("aaaa");
+  const auto dir = origin.add_dir();
+  ASSERT_EQ(write(*back, fh, 0, "BBBBBB").status, Status::Ok);
+  const nfs3::Fattr dirty = getattr(*back, fh).attributes;
+  ASSERT_EQ(dirty.size, 6u);
+  nfs3::SetattrArgs chmod;
+  chmod.object = fh;
+  chmod.new_attributes.mode = 0600;
+  const nfs3::SetattrRes ok = run(invoke(*back, &Nfs3Program::setattr, as(1000), nfs3::SetattrArgs(chmod)));
+  ASSERT_EQ(ok.status, Status::Ok);
+  ASSERT_TRUE(ok.obj_wcc.after.has_value());
+  EXPECT_EQ(ok.obj_wcc.after->mode & 07777, 0600u);
+  EXPECT_EQ(ok.obj_wcc.after->mtime, dirty.mtime);  // not the origin's older one
+  EXPECT_EQ(ok.obj_wcc.after->size, 6u);
+  EXPECT_EQ(getattr(*through, fh).attributes.mtime, dirty.mtime);
+  origin.fail(Proc::Setattr, 1, Status::Perm, false);
+  const nfs3::SetattrRes refused = run(invoke(*through, &Nfs3Program::setattr, as(1000), nfs3::SetattrArgs(chmod)));
+  ASSERT_EQ(refused.status, Status::Perm);
+  ASSERT_TRUE(refused.obj_wcc.after.has_value());
+  EXPECT_EQ(refused.obj_wcc.after->size, 6u);
+  EXPECT_EQ(refused.obj_wcc.after->mtime, dirty.mtime);
+  // Its only name removed: STALE for GETATTR and READ through every export.
+  origin.unlink_on_remove(fh);
+  nfs3::RemoveArgs ra{nfs3::DirOpArgs{dir, "only-name"}};
+  ASSERT_EQ(run(invoke(*back, &Nfs3Program::remove, as(1000), std::move(ra))).status, Status::Ok);
+  EXPECT_EQ(getattr(*through, fh).status, Status::Stale);
+  EXPECT_EQ(read(*back, fh, 0, 10).status, Status::Stale);
+  EXPECT_EQ(getattr(*back, fh).status, Status::Stale);
+}
+
 }  // namespace nfsgw::writeback::write_back_test
