@@ -420,6 +420,18 @@ TEST(WriteBack, ADiskFullWhileDirtyLosesNoAcknowledgedWriteAndSaysWhy) {
     ASSERT_TRUE(cr.transport_ok && cr.status == kNfs3Ok) << cr.status << " " << cr.error;
     fh.push_back(cr.handle);
   }
+  // A first write each (its attributes and ACCESS answer then come from nfsgw's
+  // caches), then the origin goes: nothing can be flushed to make room (a log that
+  // cannot be written makes the flusher urgent; with the origin up it keeps the
+  // disk from filling at all, which is what a writer wants but not what this test
+  // is about).
+  for (unsigned f = 0; f < kFiles; ++f) {
+    const std::string data = pattern(kChunk, 1000 + f);
+    const RawWrite w = b.c.write(fh[f], 0, data, kFileSync);
+    ASSERT_TRUE(w.transport_ok && w.status == kNfs3Ok) << w.status << " " << w.error << "\n" << g.log();
+    acked[f] += data;
+  }
+  origin().kill9();
   // FILE_SYNC writes and UNSTABLE ones with a COMMIT by turns, until two are
   // refused (each after nfsgw's bounded wait); bounded by twice the disk's size.
   std::mt19937 rng(31);
@@ -481,8 +493,9 @@ TEST(WriteBack, ADiskFullWhileDirtyLosesNoAcknowledgedWriteAndSaysWhy) {
   for (unsigned f = 0; f < kFiles; ++f) some_missing = some_missing || at_origin("full-" + std::to_string(f)) != acked[f];
   EXPECT_TRUE(some_missing);
 
-  // Every acknowledged byte reaches the origin (a refused UNSTABLE write's COMMIT
-  // failed: its bytes may follow the acknowledged ones there).
+  // Every acknowledged byte reaches the origin once it is back (a refused UNSTABLE
+  // write's COMMIT failed: its bytes may follow the acknowledged ones there).
+  origin().start_again();
   const RunResult fl = g.cli("flush", {}, seconds(120));
   EXPECT_EQ(fl.exit_code, 0) << fl.output << "\n" << g.log();
   for (unsigned f = 0; f < kFiles; ++f)
@@ -564,18 +577,20 @@ TEST(WriteBack, AFlushThatMeetsAnOriginRestartSendsEverythingAgain) {
     // The kill, once part of the file is on the origin's disk (a third at least:
     // some WRITEs answered) and not all of it.
     bool killed = false;
-    const auto give_up = std::chrono::steady_clock::now() + seconds(60);
-    while (std::chrono::steady_clock::now() < give_up) {
-      struct stat st {};
-      const std::uint64_t size = ::stat(path.c_str(), &st) == 0 ? static_cast<std::uint64_t>(st.st_size) : 0;
-      if (size >= kFileBytes / 3 && size < kFileBytes) {
-        origin().kill9();
-        killed = true;
-        break;
-      }
-      if (size >= kFileBytes || !flush.running()) break;
-      std::this_thread::sleep_for(std::chrono::microseconds(300));
-    }
+    // Polled every millisecond at most: the window (a third of the file on disk,
+    // not all of it) lasts a fraction of a second on loopback.
+    (void)wait_until(
+        [&] {
+          struct stat st {};
+          const std::uint64_t size = ::stat(path.c_str(), &st) == 0 ? static_cast<std::uint64_t>(st.st_size) : 0;
+          if (size >= kFileBytes / 3 && size < kFileBytes) {
+            origin().kill9();
+            killed = true;
+            return true;
+          }
+          return size >= kFileBytes || !flush.running();
+        },
+        seconds(60), "a third of the file on the origin's disk", milliseconds(1));
     if (killed) {
       // What the killed origin had not committed is gone: zeros in its place.
       std::error_code ec;
@@ -957,7 +972,7 @@ TEST(WriteBack, AcknowledgedWritesSurviveSimulatedPowerLosses) {
     std::vector<std::thread> writers;
     for (unsigned w = 0; w < kWriters; ++w)
       writers.emplace_back([&, w] { write_until_killed(g.port(), files[w], round * 10 + w + 1, counts, errors[w]); });
-    std::this_thread::sleep_for(milliseconds(400 + rng() % 2600));
+    nfsgw::test::pass_time(milliseconds(400 + rng() % 2600), "the kill lands at a random moment of the load");
     ASSERT_EQ(g.kill9(), 137);
     for (auto& t : writers) t.join();
     for (const auto& e : errors) EXPECT_EQ(e, "") << "round " << round;

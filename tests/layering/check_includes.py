@@ -35,6 +35,9 @@ SLEEP_EXEMPT = {
     "tests/kernel/host/rpcb_claim.c": "a C program run in the kernel test's guest; it paces a re-claim loop",
     "tests/packaging/check_unit_sandbox.py": "Python: its wait_for() polls a condition, as waiting.h does",
     "tests/layering/check_includes.py": "this check: it names what it looks for",
+    "tests/kernel/guest/fstests.c": "a C program run in the kernel test's guest; it polls for the client's "
+    "asynchronous removal of a silly-renamed file",
+    "tests/container/helper.py": "Python: wait_nfs() polls a condition (an NFS NULL answer), as waiting.h does",
 }
 C_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 PY_COMMENT = re.compile(r"#[^\n]*")
