@@ -103,6 +103,7 @@ bool DirtyFiles::patch(const cache::ObjectKey& k, nfs3::PostOpAttr& a) {
       if (!a || a->type != nfs3::FileType::Reg) return false;
       e.attrs = base_locked(k, *a);
       e.origin = wcc_of(*a);
+      e.refresh = false;  // made from this reply: as fresh as it is
     } else if (a && a->type == nfs3::FileType::Reg) {
       // Dirty bytes decide size, used and mtime; the origin everything else.
       nfs3::Fattr merged = *a;
@@ -115,6 +116,9 @@ bool DirtyFiles::patch(const cache::ObjectKey& k, nfs3::PostOpAttr& a) {
       e.attrs = merged;
       e.refresh = false;
     }
+    // A REMOVE or RENAME since, and no origin attributes here: the snapshot's link
+    // count may be stale; the reply goes without attributes instead.
+    if (e.refresh) return false;
     a = e.attrs;
   }
   if (changed) bump(k);

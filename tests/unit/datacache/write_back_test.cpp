@@ -468,6 +468,10 @@ TEST_F(WriteBackTest, ADirtyFileShowsWhatTheOriginSaysOfAllButItsDataAfterLinkAn
   origin.unlink_on_remove(fh);
   nfs3::RemoveArgs ra{nfs3::DirOpArgs{dir, "name-0"}};
   ASSERT_EQ(run(invoke(*back, &Nfs3Program::remove, as(1000), std::move(ra))).status, Status::Ok);
+  // Until then a reply without the file's attributes gets none from the snapshot.
+  nfs3::PostOpAttr none;
+  EXPECT_FALSE(dirty->patch(key(fh), none));
+  EXPECT_FALSE(none.has_value());
   const nfs3::GetattrRes after_remove = getattr(*back, fh);
   ASSERT_EQ(after_remove.status, Status::Ok);
   EXPECT_EQ(after_remove.attributes.nlink, 5u);
@@ -520,6 +524,24 @@ TEST_F(WriteBackTest, SetattrAndRemoveOfADirtyFileAnswerAsNfsgwShowsIt) {
   EXPECT_EQ(getattr(*through, fh).status, Status::Stale);
   EXPECT_EQ(read(*back, fh, 0, 10).status, Status::Stale);
   EXPECT_EQ(getattr(*back, fh).status, Status::Stale);
+}
+
+// After a restart a dirty file's entry has no snapshot until asked; a REMOVE
+// before that must not leave the first GETATTR with the origin's size and times
+// (the difftest saw the size go back to the origin's after kill -9).
+TEST_F(WriteBackTest, AFirstGetattrAfterARestartAndARemoveShowsTheDirtySize) {
+  const auto fh = origin.add_file("aaaa");
+  const auto dir = origin.add_dir();
+  ASSERT_EQ(write(*back, fh, 0, "BBBBBBBB").status, Status::Ok);
+  power_loss_restart();  // a stable write: its bytes come back from the log, with no snapshot yet
+  ASSERT_TRUE(is_dirty(fh));
+  origin.unlink_on_remove(origin.add_file("other"));
+  nfs3::RemoveArgs ra{nfs3::DirOpArgs{dir, "other"}};
+  ASSERT_EQ(run(invoke(*back, &Nfs3Program::remove, as(1000), std::move(ra))).status, Status::Ok);
+  const nfs3::GetattrRes g = getattr(*through, fh);
+  ASSERT_EQ(g.status, Status::Ok);
+  EXPECT_EQ(g.attributes.size, 8u);
+  EXPECT_EQ(read(*back, fh, 0, 20).data.size(), 8u);
 }
 
 }  // namespace nfsgw::writeback::write_back_test
