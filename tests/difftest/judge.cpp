@@ -102,8 +102,10 @@ Verdict Judge::dirty_attr(int id, const AttrValue& seen) const {
                              attr_versions(id);
   if (!seen) return judge(o.attrs, relaxed, *this, [](const AttrValue& v) { return !v.has_value(); }, detail);
   // After a kill -9 the snapshot is made again from the origin's size and the
-  // dirty bytes' end: the same size, unless the origin's copy changed meanwhile.
-  if (seen->size != d.size && (d.attr || !d.conflict)) return {kDirtySize, detail};
+  // dirty bytes' end: the same size, unless the origin's copy changed meanwhile
+  // (behind nfsgw's back, or grown by a WRITE through another export, which the
+  // model does not add to nfsgw's size): then larger, never smaller.
+  if (seen->size != d.size && (d.attr || (!d.conflict && seen->size < d.size))) return {kDirtySize, detail};
   if (d.attr) {
     // mtime is the dirty data's (it moves with nfsgw's WRITEs only); ctime may
     // move on (a change of the attributes at the origin), never back.
@@ -128,12 +130,17 @@ Verdict Judge::absorbed_write(const Promise& p, int id, std::uint64_t end, const
     const Dirty& d = *o.dirty;
     const std::string detail = what + "for a file nfsgw holds dirty data of (" + d.describe() +
                                (d.attr ? "; its snapshot: " + show(d.attr) : "") + ")\n" + attr_versions(id);
-    if (seen->size != std::max(d.size, end)) return {kDirtySize, detail};
+    // The origin's copy grown behind nfsgw's back may grow nfsgw's size (as in
+    // dirty_change: after a restart the snapshot is rebuilt from the origin's).
+    const std::uint64_t want = std::max(d.size, end);
+    if (seen->size != want && !(d.conflict && seen->size > want)) return {kDirtySize, detail};
     const Attr& before = d.attr ? *d.attr : d.last;
     if (!time_before(before.mtime_sec, before.mtime_nsec, seen->mtime_sec, seen->mtime_nsec) ||
         !time_before(before.ctime_sec, before.ctime_nsec, seen->ctime_sec, seen->ctime_nsec))
       return {kDirtyTimesBack, detail};
-    if (d.attr) return same_but_size_and_times(*d.attr, *seen) ? Verdict{} : Verdict{kNever, detail};
+    // All but size and times: the snapshot's, or the origin's as a reply from below
+    // showed it to nfsgw (the snapshot merges those: a LINK made at the origin).
+    if (d.attr && same_but_size_and_times(*d.attr, *seen)) return {};
     return judge(o.attrs, attr_promise(p, id), *this,
                  [&](const AttrValue& v) { return v && same_but_size_and_times(*v, *seen); }, detail);
   }
