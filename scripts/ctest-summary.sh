@@ -9,6 +9,7 @@
 # ctest lists it under "The following tests did not run:" as "(Skipped)". Those
 # are counted here as skipped, never as passed.
 #
+# CI must run every container test when podman is installed, for the same reason.
 # CI must run every kernel scenario when qemu is installed (scripts/test.sh runs
 # as root, and scripts/install-deps.sh installs qemu): a skip there means the
 # kernel client was not tested, so it fails CI, as does qemu installed with no
@@ -41,6 +42,14 @@ while IFS= read -r name; do
         status=1
       else
         echo "skipped $name (no qemu)"
+      fi ;;
+    container.*)
+      # CI installs podman (scripts/install-deps.sh): a skip means the image was not tested.
+      if command -v podman >/dev/null; then
+        echo "FAIL: skipped $name; with podman installed every container test must run"
+        status=1
+      else
+        echo "skipped $name (no podman)"
       fi ;;
     *) echo "skipped $name" ;;
   esac
