@@ -50,6 +50,7 @@
 #include "tests/support/ports.h"
 #include "tests/support/process.h"
 #include "tests/support/raw_nfs.h"
+#include "tests/support/small_disk.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/waiting.h"
 
@@ -367,26 +368,6 @@ std::size_t count_of(const std::string& text, const std::string& what) {
   for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
   return n;
 }
-
-/// A tmpfs of `megabytes` mounted on `dir` for the life of the object (needs root).
-class SmallDisk {
- public:
-  SmallDisk(const std::string& dir, unsigned megabytes) : dir_(dir) {
-    make_dirs(dir);
-    auto r = run({"mount", "-t", "tmpfs", "-o", "size=" + std::to_string(megabytes) + "m", "tmpfs", dir}, seconds(20));
-    mounted_ = r.exit_code == 0;
-    error_ = r.output;
-  }
-  ~SmallDisk() {
-    if (mounted_) run({"umount", "-l", dir_}, seconds(20));
-  }
-  bool mounted() const { return mounted_; }
-  const std::string& error() const { return error_; }
-
- private:
-  std::string dir_, error_;
-  bool mounted_ = false;
-};
 
 constexpr std::uint32_t kJukebox = 10008;
 
