@@ -14,6 +14,7 @@ PKGS=(
   prometheus-cpp-dev  # the metrics endpoint (pulls libprometheus-cpp-pull)
   # the loopback origin and real clients used by the demo and the tests
   rpcbind nfs-ganesha nfs-ganesha-vfs libnfs-utils
+  nfs-common  # rpc.statd: the origin's NLM (ORIGIN_NLM_PORT) and nfsgw's NLM monitor through it
   # the Linux kernel NFS client under qemu (tests/kernel)
   qemu-system-x86 linux-image-cloud-amd64 busybox-static cpio kmod xz-utils zstd
   # the fuzz targets (tests/fuzz): clang 14 and its libFuzzer and sanitizer runtimes

@@ -7,6 +7,25 @@
 #
 # Listens on 127.0.0.1 only. Starts rpcbind first when it is not running (ganesha
 # will not listen without it). Waits until the NFS port answers, at most 60 s.
+#
+# The origin's lock manager (NLM v4) is off unless ORIGIN_NLM_PORT=N is set: then
+# ganesha serves NLM on port N (Enable_NLM = true) and rpc.statd is started first
+# when it is not running (ganesha's NLM monitors its lock clients through the
+# host's statd, SM_MON on localhost, and answers no lock without it). With NLM on:
+#   - ganesha registers 100021 (NLM) with the host's rpcbind, and so does every
+#     other ganesha started with NLM: the last one wins. Tests that may run beside
+#     other origins must use the explicit NLM port, never rpcbind, to reach theirs;
+#     and statd's SM_NOTIFY callback (a client or nfsgw restarted) goes to whichever
+#     ganesha holds the rpcbind entry.
+#   - NSM_Use_Caller_Name = true (ORIGIN_NSM_USE_CALLER_NAME=false gives ganesha's
+#     default): statd monitors each lock client under its NLM caller_name, not its
+#     address, so two clients (two nfsgw) on one loopback address are two hosts,
+#     and an SM_NOTIFY naming one drops only that one's locks.
+#   - No grace period at start (NFSV4 Graceless = true, as without NLM): a LOCK is
+#     granted at once, never NLM4_DENIED_GRACE_PERIOD. ORIGIN_GRACE_PERIOD=S gives
+#     a grace period of S seconds instead (Graceless = false, Grace_Period = S,
+#     Lease_Lifetime = S capped to 1..180): only reclaims are granted for S seconds
+#     after the start, for tests of reclaim after an origin restart.
 set -euo pipefail
 
 cmd=${1:?start|stop}
@@ -40,21 +59,40 @@ start)
   flock -w 300 9 || { echo "another origin held the start lock for 300 s" >&2; exit 1; }
   start_rpcbind
   mkdir -p "$state/recovery"
+  nlm_port=${ORIGIN_NLM_PORT:-0}
+  enable_nlm=false
+  nlm_extra=""
+  if [ "$nlm_port" != 0 ]; then
+    enable_nlm=true
+    nlm_extra="NSM_Use_Caller_Name = ${ORIGIN_NSM_USE_CALLER_NAME:-true};"
+    if ! pgrep -x rpc.statd >/dev/null; then
+      rpc.statd 9>&- || { echo "cannot start rpc.statd (needed by ganesha's NLM)" >&2; exit 1; }
+      for _ in $(seq 50); do rpcinfo -T tcp 127.0.0.1 100024 1 >/dev/null 2>&1 && break; sleep 0.1; done
+    fi
+  fi
+  grace="Graceless = true;"
+  if [ -n "${ORIGIN_GRACE_PERIOD:-}" ]; then
+    lease=$ORIGIN_GRACE_PERIOD
+    [ "$lease" -ge 1 ] || lease=1
+    [ "$lease" -le 180 ] || lease=180
+    grace="Graceless = false; Grace_Period = $ORIGIN_GRACE_PERIOD; Lease_Lifetime = $lease;"
+  fi
   cat > "$state/ganesha.conf" <<CONF
 NFS_CORE_PARAM {
   Protocols = 3;
   NFS_Port = $nfs_port;
   MNT_Port = $mount_port;
-  NLM_Port = 0;
+  NLM_Port = $nlm_port;
   Rquota_Port = 0;
-  Enable_NLM = false;
+  Enable_NLM = $enable_nlm;
+  $nlm_extra
   Enable_RQUOTA = false;
   Bind_addr = 127.0.0.1;
 }
 NFS_KRB5 { Active_krb5 = false; }
 NFSV4 {
   RecoveryRoot = "$state/recovery";
-  Graceless = true;
+  $grace
 }
 EXPORT_DEFAULTS {
   Squash = No_Root_Squash;
@@ -81,8 +119,10 @@ CONF
     pid=$(cat "$state/ganesha.pid" 2>/dev/null || true)
     if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null &&
        (exec 3<>"/dev/tcp/127.0.0.1/$nfs_port") 2>/dev/null &&
-       (exec 3<>"/dev/tcp/127.0.0.1/$mount_port") 2>/dev/null; then
+       (exec 3<>"/dev/tcp/127.0.0.1/$mount_port") 2>/dev/null &&
+       { [ "$nlm_port" = 0 ] || (exec 3<>"/dev/tcp/127.0.0.1/$nlm_port") 2>/dev/null; }; then
       echo "origin ready: nfs://127.0.0.1$export_dir?nfsport=$nfs_port&mountport=$mount_port"
+      [ "$nlm_port" = 0 ] || echo "origin NLM on 127.0.0.1:$nlm_port"
       exit 0
     fi
     sleep 0.1
