@@ -117,6 +117,25 @@ nlm4::Stat LockTable::unlock(const FileKey& file, OwnerId owner, Range range) {
   return nlm4::Stat::Granted;
 }
 
+std::optional<std::ptrdiff_t> LockTable::lock_delta(const FileKey& file, OwnerId owner, Range range,
+                                                   bool exclusive) const {
+  static const Segs kNone;
+  const Segs* segs = &kNone;
+  if (auto f = files_.find(file); f != files_.end()) {
+    if (conflict_in(f->second, owner, range, exclusive)) return std::nullopt;
+    if (auto o = f->second.owners.find(owner); o != f->second.owners.end()) segs = &o->second;
+  }
+  return plan(*segs, range, exclusive).delta();
+}
+
+std::ptrdiff_t LockTable::unlock_delta(const FileKey& file, OwnerId owner, Range range) const {
+  auto f = files_.find(file);
+  if (f == files_.end()) return 0;
+  auto o = f->second.owners.find(owner);
+  if (o == f->second.owners.end()) return 0;
+  return plan(o->second, range, std::nullopt).delta();
+}
+
 std::optional<WaiterId> LockTable::add_waiter(const FileKey& file, OwnerId owner, Range range, bool exclusive) {
   if (auto f = files_.find(file); f != files_.end()) {
     for (WaiterId id : f->second.waiters) {

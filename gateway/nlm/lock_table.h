@@ -78,6 +78,13 @@ class LockTable {
   /// it needs would pass max_locks (nothing changes then).
   nlm4::Stat unlock(const FileKey& file, OwnerId owner, Range range);
 
+  /// How many ranges lock() would add (negative: take away) if called now; nullopt
+  /// when another owner's lock conflicts. For a caller that must know a lock fits
+  /// before it asks the origin for it.
+  std::optional<std::ptrdiff_t> lock_delta(const FileKey& file, OwnerId owner, Range range, bool exclusive) const;
+  /// The same for unlock().
+  std::ptrdiff_t unlock_delta(const FileKey& file, OwnerId owner, Range range) const;
+
   /// Queues a blocked request; a request already queued (same file, owner, range
   /// and type: a client's retransmission) keeps its id. nullopt past max_waiters.
   std::optional<WaiterId> add_waiter(const FileKey& file, OwnerId owner, Range range, bool exclusive);

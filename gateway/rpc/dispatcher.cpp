@@ -257,6 +257,7 @@ Awaitable<ReplyRecord> Dispatcher::dispatch(std::span<const std::uint8_t> record
       } catch (const std::exception& e) {
         spdlog::error("{} from {} (xid {:#x}) failed: {}", proc.name, ctx.client_address, h.xid, e.what());
       }
+      if (finished.outcome == Outcome::NoReply) co_return ReplyRecord{};  // a claim settles unreplayable
       if (finished.outcome != Outcome::Success) {
         out.resize(kRecordMark);
         reply.data = {};

@@ -25,6 +25,8 @@ enum class Outcome {
   Success,      // the result was encoded after the reply header
   GarbageArgs,  // the arguments did not decode
   SystemErr,    // the handler failed unexpectedly
+  NoReply,      // nothing is answered: the client sends the call again (an NLM
+                // call the origin's lock manager did not answer, nlm_service.h)
 };
 
 /// A call's end: its outcome and whether its reply may be sent again to a

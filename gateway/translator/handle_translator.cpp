@@ -169,6 +169,21 @@ Awaitable<Status> HandleTranslator::finish_enter(Scope& scope, FileHandle& handl
   co_return resolve_first(scope, handle);
 }
 
+Awaitable<HandleTranslator::CheckedHandle> HandleTranslator::check_handle(const CallContext& ctx,
+                                                                          FileHandle handle) {
+  CheckedHandle out;
+  CallContext plain = ctx;
+  plain.proc_flags = 0;  // what the handle is used for is the caller's business
+  Scope scope;
+  out.status = enter(plain, handle, scope);
+  if (out.status == Status::Ok && scope.root_pending) out.status = co_await finish_enter(scope, handle);
+  if (out.status != Status::Ok) co_return out;
+  out.export_id = scope.config->id;
+  out.origin = handle;
+  out.cred = scope.ctx.cred;
+  co_return out;
+}
+
 Status HandleTranslator::enter_also(const Scope& scope, FileHandle& handle) {
   Status failure = Status::Ok;
   const auto decoded = unwrap(scope.ctx, handle, failure);

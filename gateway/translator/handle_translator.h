@@ -60,6 +60,22 @@ class HandleTranslator final : public Nfs3Program {
   /// with itself (the caller serialises reloads); concurrent with calls.
   void update(const std::vector<ExportRoute>& routes);
 
+  /// A file handle that came with a call of another program (NLM, issue 21),
+  /// checked exactly as an NFS call's first handle is: its MAC, its export, the
+  /// client against the export's `clients`. `status` is Ok (then `export_id`,
+  /// `origin`, the origin's handle of the file, and `cred`, the caller's after the
+  /// export's squash, are set), BadHandle (forged or damaged), Stale (an export
+  /// removed, or an origin root that changed), Acces (the export refuses the
+  /// client) or ServerFault (the handle store failed). No call reaches the origin,
+  /// except the export's MNT when its root handle is not known yet.
+  struct CheckedHandle {
+    nfs3::Status status = nfs3::Status::BadHandle;
+    std::uint32_t export_id = 0;
+    nfs3::FileHandle origin;
+    Credentials cred;
+  };
+  Awaitable<CheckedHandle> check_handle(const CallContext& ctx, nfs3::FileHandle handle);
+
   Awaitable<void> null(const CallContext& ctx) override;
   Awaitable<nfs3::GetattrRes> getattr(const CallContext&, nfs3::GetattrArgs) override;
   Awaitable<nfs3::SetattrRes> setattr(const CallContext&, nfs3::SetattrArgs) override;

@@ -1,0 +1,631 @@
+// NlmService (nlm_service.h): NLM v4 requests checked, kept in the LockTable and
+// carried to the origin's lock manager.
+#include "gateway/nlm/nlm_service.h"
+
+#include <algorithm>
+#include <utility>
+
+#include <spdlog/spdlog.h>
+
+namespace nfsgw::nlm {
+
+/// A file with locks or waiters: what the origin calls need.
+struct NlmService::FileInfo {
+  std::uint32_t export_id = 0;
+  nfs3::FileHandle origin_fh;
+  OriginLocks* origin = nullptr;
+  Credentials cred;  // the last locker's, for releases nfsgw makes itself
+};
+
+/// A waiter's LOCK, as the client sent it.
+struct NlmService::WaiterInfo {
+  WaiterId id = 0;
+  FileKey key;
+  std::shared_ptr<FileInfo> file;
+  OwnerId owner = 0;
+  Range range;
+  bool exclusive = false;
+  Credentials cred;
+  std::string client_address;
+  nlm4::LockArgs args;
+  bool in_flight = false;  // being asked for at the origin now
+};
+
+/// A request past its handle check.
+struct NlmService::Entered {
+  FileKey key;
+  std::shared_ptr<FileInfo> file;
+  Credentials cred;
+  ClientOwner owner;
+  Range range;
+};
+
+namespace {
+
+FileKey file_key(std::uint32_t export_id, const nfs3::FileHandle& origin) {
+  FileKey k(4, '\0');
+  for (int i = 0; i < 4; ++i) k[static_cast<std::size_t>(i)] = static_cast<char>((export_id >> (8 * i)) & 0xFF);
+  k.append(reinterpret_cast<const char*>(origin.bytes.data()), origin.len);
+  return k;
+}
+
+bool fits(const LockTable& t, std::size_t reserved, std::ptrdiff_t delta) {
+  return delta <= 0 || t.lock_count() + reserved + static_cast<std::size_t>(delta) <= t.limits().max_locks;
+}
+
+}  // namespace
+
+NlmService::NlmService(HandleCheck check, OriginFor origins, NlmSettings settings, Now now)
+    : check_(std::move(check)),
+      origins_(std::move(origins)),
+      settings_(std::move(settings)),
+      now_(std::move(now)),
+      owners_(settings_.instance, settings_.max_owners),
+      table_(settings_.limits) {}
+
+NlmService::~NlmService() = default;
+
+void NlmService::begin_grace() {
+  std::lock_guard lock(mu_);
+  grace_.begin(now_(), settings_.grace);
+}
+
+NlmCounts NlmService::counts() const {
+  std::lock_guard lock(mu_);
+  return counts_;
+}
+std::size_t NlmService::lock_count() const {
+  std::lock_guard lock(mu_);
+  return table_.lock_count();
+}
+std::size_t NlmService::waiter_count() const {
+  std::lock_guard lock(mu_);
+  return table_.waiter_count();
+}
+std::size_t NlmService::owner_count() const {
+  std::lock_guard lock(mu_);
+  return owners_.size();
+}
+
+Awaitable<std::optional<NlmService::Entered>> NlmService::enter(const CallContext& ctx, const nlm4::Lock& lock,
+                                                                 nlm4::Stat& refusal) {
+  CheckedHandle h = co_await check_(ctx, lock.fh);
+  if (h.verdict != nlm4::Stat::Granted) {
+    refusal = h.verdict;
+    std::lock_guard g(mu_);
+    if (h.verdict == nlm4::Stat::StaleFh) ++counts_.stale;
+    co_return std::nullopt;
+  }
+  OriginLocks* origin = origins_ ? origins_(h.export_id) : nullptr;
+  if (origin == nullptr) {
+    // An export whose origin has no lock manager configured.
+    refusal = nlm4::Stat::DeniedNoLocks;
+    co_return std::nullopt;
+  }
+  Entered e;
+  e.key = file_key(h.export_id, h.origin);
+  e.file = std::make_shared<FileInfo>(FileInfo{h.export_id, h.origin, origin, h.cred});
+  e.cred = std::move(h.cred);
+  e.owner = ClientOwner{ctx.client_address, lock.caller_name, lock.oh, lock.svid};
+  e.range = Range::from_nlm(lock.offset, lock.length);
+  co_return e;
+}
+
+nlm4::Lock NlmService::at_origin(const Entered& e, const nlm4::Lock& lock, OwnerId owner) const {
+  nlm4::Lock out;
+  out.caller_name = settings_.caller_name;
+  out.fh = e.file->origin_fh;
+  const std::optional<OriginOwner> o = owners_.origin(owner);
+  if (o) {
+    out.oh = o->oh;
+    out.svid = o->svid;
+  }
+  out.offset = lock.offset;
+  out.length = lock.length;
+  return out;
+}
+
+void NlmService::tidy_file(const FileKey& key) {
+  if (table_.locks(key).empty() && table_.waiters(key).empty()) files_.erase(key);
+}
+
+void NlmService::tidy_owner(OwnerId owner) {
+  if (table_.holds_anything(owner) || doubtful_.contains(owner)) return;
+  if (auto b = busy_.find(owner); b != busy_.end() && b->second > 0) return;
+  busy_.erase(owner);
+  owners_.forget(owner);
+}
+
+Awaitable<std::optional<nlm4::TestRes>> NlmService::test(const CallContext& ctx, nlm4::TestArgs args) {
+  nlm4::TestRes res;
+  res.cookie = args.cookie;
+  nlm4::Stat refusal = nlm4::Stat::Failed;
+  std::optional<Entered> e = co_await enter(ctx, args.lock, refusal);
+  if (!e) {
+    res.stat = refusal;
+    co_return res;
+  }
+  nlm4::Lock origin_lock;
+  {
+    std::lock_guard g(mu_);
+    if (const nlm4::Stat s = grace_.admit_test(now_()); s != nlm4::Stat::Granted) {
+      res.stat = s;
+      co_return res;
+    }
+    const std::optional<OwnerId> owner = owners_.find(e->owner);
+    // Another client of nfsgw holds a conflicting lock: answered here.
+    if (auto held = table_.test(e->key, owner.value_or(0), e->range, args.exclusive)) {
+      const ClientOwner* holder = owners_.client(held->owner);
+      res.stat = nlm4::Stat::Denied;
+      res.holder.exclusive = held->exclusive;
+      res.holder.svid = holder ? holder->svid : 0;
+      res.holder.oh = holder ? holder->oh : nlm4::Netobj{};
+      res.holder.offset = held->range.nlm_offset();
+      res.holder.length = held->range.nlm_length();
+      ++counts_.denied_local;
+      co_return res;
+    }
+    origin_lock = at_origin(*e, args.lock, owner.value_or(0));
+    if (!owner) {
+      // An owner nfsgw does not know holds nothing at the origin: any lock of
+      // nfsgw's there conflicts with it, so a name no owner has is asked with.
+      const std::string oh = "nfsgw/" + owners_.instance() + "/test";
+      origin_lock.oh.assign(oh.begin(), oh.end());
+      origin_lock.svid = 0;
+    }
+    ++counts_.origin_calls;
+  }
+  nlm4::TestArgs to{args.cookie, args.exclusive, origin_lock};
+  OriginReply<nlm4::TestRes> r = co_await e->file->origin->test(e->cred, std::move(to));
+  std::lock_guard g(mu_);
+  if (r.outcome != Outcome::Answered) {
+    if (r.outcome == Outcome::Unreachable) {
+      spdlog::warn("NLM TEST from {}: origin lock manager unreachable: {}", ctx.client_address, r.error);
+      res.stat = nlm4::Stat::DeniedNoLocks;
+      co_return res;
+    }
+    ++counts_.no_answer;
+    co_return std::nullopt;
+  }
+  res.stat = r.reply->stat;
+  if (res.stat == nlm4::Stat::Denied) {
+    res.holder = r.reply->holder;
+    // A holder that is one of nfsgw's own owners is named as its client names it.
+    if (auto id = owners_.find(OriginOwner{res.holder.oh, res.holder.svid})) {
+      if (const ClientOwner* c = owners_.client(*id)) {
+        res.holder.oh = c->oh;
+        res.holder.svid = c->svid;
+      }
+    }
+  }
+  co_return res;
+}
+
+Awaitable<std::optional<nlm4::Res>> NlmService::lock(const CallContext& ctx, nlm4::LockArgs args) {
+  nlm4::Res res;
+  res.cookie = args.cookie;
+  nlm4::Stat refusal = nlm4::Stat::Failed;
+  std::optional<Entered> e = co_await enter(ctx, args.lock, refusal);
+  if (!e) {
+    res.stat = refusal;
+    co_return res;
+  }
+  OwnerId owner = 0;
+  std::size_t reserve = 0;
+  nlm4::LockArgs to;
+  // Queues the request as a waiter (under mu_): BLOCKED, or DENIED_NOLOCKS past the bound.
+  auto queue = [&]() -> nlm4::Stat {
+    const std::optional<WaiterId> w = table_.add_waiter(e->key, owner, e->range, args.exclusive);
+    if (!w) return nlm4::Stat::DeniedNoLocks;
+    auto& info = waiter_info_[*w];
+    if (!info) info = std::make_shared<WaiterInfo>();
+    info->id = *w;
+    info->key = e->key;
+    info->file = files_.try_emplace(e->key, e->file).first->second;
+    info->owner = owner;
+    info->range = e->range;
+    info->exclusive = args.exclusive;
+    info->cred = e->cred;
+    info->client_address = ctx.client_address;
+    info->args = args;
+    ++counts_.blocked;
+    return nlm4::Stat::Blocked;
+  };
+  {
+    std::lock_guard g(mu_);
+    if (const nlm4::Stat s = grace_.admit_lock(args.reclaim, now_()); s != nlm4::Stat::Granted) {
+      res.stat = s;
+      co_return res;
+    }
+    const std::optional<OwnerId> id = owners_.acquire(e->owner);
+    if (!id) {
+      res.stat = nlm4::Stat::DeniedNoLocks;
+      co_return res;
+    }
+    owner = *id;
+    const std::optional<std::ptrdiff_t> delta = table_.lock_delta(e->key, owner, e->range, args.exclusive);
+    if (!delta) {
+      ++counts_.denied_local;
+      res.stat = args.block ? queue() : nlm4::Stat::Denied;
+      tidy_owner(owner);
+      co_return res;
+    }
+    if (!fits(table_, reserved_, *delta)) {
+      res.stat = nlm4::Stat::DeniedNoLocks;
+      tidy_owner(owner);
+      co_return res;
+    }
+    reserve = static_cast<std::size_t>(std::max<std::ptrdiff_t>(*delta, 0));
+    reserved_ += reserve;
+    ++busy_[owner];
+    ++counts_.origin_calls;
+    to = nlm4::LockArgs{args.cookie, false, args.exclusive, at_origin(*e, args.lock, owner), args.reclaim, args.state};
+  }
+  OriginReply<nlm4::Res> r = co_await e->file->origin->lock(e->cred, std::move(to));
+  bool undo = false;  // granted at the origin, and the table could not take it
+  {
+    std::lock_guard g(mu_);
+    reserved_ -= reserve;
+    --busy_[owner];
+    if (r.outcome != Outcome::Answered) {
+      if (r.outcome == Outcome::NoAnswer) {
+        // The origin may have granted it: the owner is kept for its UNLOCK.
+        doubtful_.insert(owner);
+        ++counts_.no_answer;
+        co_return std::nullopt;
+      }
+      spdlog::warn("NLM LOCK from {}: origin lock manager unreachable: {}", ctx.client_address, r.error);
+      tidy_owner(owner);
+      res.stat = nlm4::Stat::DeniedNoLocks;
+      co_return res;
+    }
+    res.stat = r.reply->stat;
+    if (res.stat == nlm4::Stat::Granted) {
+      const nlm4::Stat t = table_.lock(e->key, owner, e->range, args.exclusive);
+      if (t == nlm4::Stat::Granted) {
+        files_.try_emplace(e->key, e->file).first->second->cred = e->cred;
+        // Its own waiter for this lock (a retransmission, or the client's retry
+        // after BLOCKED) is done, and a lock granted from a waiter is claimed.
+        for (const Waiter& w : table_.waiters(e->key)) {
+          if (w.owner == owner && w.range == e->range && w.exclusive == args.exclusive) {
+            table_.drop_waiter(w.id);
+            waiter_info_.erase(w.id);
+          }
+        }
+        unclaimed_.erase(Unclaimed{e->key, owner, e->range, args.exclusive});
+        ++counts_.granted;
+      } else {
+        // Only while another lock's release is between the origin and the table.
+        spdlog::warn("NLM LOCK from {}: granted by the origin but the lock table refused it ({}); released again",
+                     ctx.client_address, nlm4::name(t));
+        undo = true;
+        ++busy_[owner];
+        res.stat = t == nlm4::Stat::DeniedNoLocks ? t : nlm4::Stat::Denied;
+      }
+    } else if (res.stat == nlm4::Stat::Denied || res.stat == nlm4::Stat::Blocked) {
+      ++counts_.denied_origin;
+      res.stat = args.block ? queue() : nlm4::Stat::Denied;
+      tidy_owner(owner);
+    } else {
+      tidy_owner(owner);
+    }
+  }
+  if (undo) {
+    // What the owner held in that range before is taken again after the release.
+    std::vector<HeldLock> before;
+    {
+      std::lock_guard g(mu_);
+      for (const HeldLock& h : table_.locks_of(e->key, owner))
+        if (h.range.overlaps(e->range)) before.push_back(h);
+    }
+    co_await release_at_origin(*e->file, owner, e->range, e->cred);
+    for (const HeldLock& h : before) {
+      nlm4::LockArgs again;
+      again.exclusive = h.exclusive;
+      {
+        std::lock_guard g(mu_);
+        again.lock = at_origin(*e, args.lock, owner);
+      }
+      again.lock.offset = h.range.nlm_offset();
+      again.lock.length = h.range.nlm_length();
+      co_await e->file->origin->lock(e->cred, std::move(again));
+    }
+    std::lock_guard g(mu_);
+    --busy_[owner];
+    tidy_owner(owner);
+    co_return res;
+  }
+  if (res.stat == nlm4::Stat::Granted && on_granted_) on_granted_(e->file->export_id, e->file->origin_fh);
+  co_return res;
+}
+
+Awaitable<bool> NlmService::release_at_origin(const FileInfo& f, OwnerId owner, Range range,
+                                              const Credentials& cred) {
+  nlm4::UnlockArgs u;
+  {
+    std::lock_guard g(mu_);
+    const std::optional<OriginOwner> o = owners_.origin(owner);
+    if (!o) co_return false;
+    u.lock.caller_name = settings_.caller_name;
+    u.lock.fh = f.origin_fh;
+    u.lock.oh = o->oh;
+    u.lock.svid = o->svid;
+    ++counts_.origin_calls;
+  }
+  u.lock.offset = range.nlm_offset();
+  u.lock.length = range.nlm_length();
+  OriginReply<nlm4::Res> r = co_await f.origin->unlock(cred, std::move(u));
+  if (r.outcome != Outcome::Answered) {
+    spdlog::warn("NLM: releasing a lock at the origin failed: {}", r.error.empty() ? "no answer" : r.error);
+    co_return false;
+  }
+  co_return true;
+}
+
+Awaitable<std::optional<nlm4::Res>> NlmService::unlock(const CallContext& ctx, nlm4::UnlockArgs args) {
+  nlm4::Res res;
+  res.cookie = args.cookie;
+  nlm4::Stat refusal = nlm4::Stat::Failed;
+  std::optional<Entered> e = co_await enter(ctx, args.lock, refusal);
+  if (!e) {
+    res.stat = refusal;
+    co_return res;
+  }
+  OwnerId owner = 0;
+  std::size_t reserve = 0;
+  nlm4::UnlockArgs to;
+  {
+    std::lock_guard g(mu_);
+    (void)grace_.admit_release(now_());
+    const std::optional<OwnerId> id = owners_.find(e->owner);
+    if (!id) {
+      // An owner nfsgw does not know holds nothing at the origin through nfsgw.
+      res.stat = nlm4::Stat::Granted;
+      co_return res;
+    }
+    owner = *id;
+    const std::ptrdiff_t delta = table_.unlock_delta(e->key, owner, e->range);
+    if (!fits(table_, reserved_, delta)) {
+      // The split it needs would pass max_locks: nothing changes, here or at the origin.
+      res.stat = nlm4::Stat::DeniedNoLocks;
+      co_return res;
+    }
+    reserve = static_cast<std::size_t>(std::max<std::ptrdiff_t>(delta, 0));
+    reserved_ += reserve;
+    ++busy_[owner];
+    ++counts_.origin_calls;
+    to = nlm4::UnlockArgs{args.cookie, at_origin(*e, args.lock, owner)};
+  }
+  OriginReply<nlm4::Res> r = co_await e->file->origin->unlock(e->cred, std::move(to));
+  {
+    std::lock_guard g(mu_);
+    reserved_ -= reserve;
+    --busy_[owner];
+    if (r.outcome != Outcome::Answered) {
+      // Whether or not it was sent: the lock is still held as far as nfsgw knows,
+      // and the client's retransmission asks again.
+      ++counts_.no_answer;
+      tidy_owner(owner);
+      co_return std::nullopt;
+    }
+    res.stat = r.reply->stat;
+    if (res.stat == nlm4::Stat::Granted) {
+      table_.unlock(e->key, owner, e->range);  // fits: checked above, with its room kept
+      std::erase_if(unclaimed_, [&](const Unclaimed& u) {
+        return u.file == e->key && u.owner == owner && u.range.overlaps(e->range);
+      });
+      if (e->range == Range{}) doubtful_.erase(owner);
+    }
+    tidy_owner(owner);
+    tidy_file(e->key);
+  }
+  co_await wake(e->key);
+  co_return res;
+}
+
+Awaitable<std::optional<nlm4::Res>> NlmService::cancel(const CallContext& ctx, nlm4::CancelArgs args) {
+  nlm4::Res res;
+  res.cookie = args.cookie;
+  nlm4::Stat refusal = nlm4::Stat::Failed;
+  std::optional<Entered> e = co_await enter(ctx, args.lock, refusal);
+  if (!e) {
+    res.stat = refusal;
+    co_return res;
+  }
+  OwnerId owner = 0;
+  std::shared_ptr<FileInfo> file;
+  {
+    std::lock_guard g(mu_);
+    const std::optional<OwnerId> id = owners_.find(e->owner);
+    if (!id) {
+      res.stat = nlm4::Stat::Denied;  // nothing of this owner waits
+      co_return res;
+    }
+    owner = *id;
+    for (const Waiter& w : table_.waiters(e->key)) {
+      if (w.owner == owner && w.range == e->range && w.exclusive == args.exclusive) {
+        table_.drop_waiter(w.id);
+        waiter_info_.erase(w.id);
+        tidy_owner(owner);
+        tidy_file(e->key);
+        res.stat = nlm4::Stat::Granted;
+        co_return res;
+      }
+    }
+    // Granted from its waiter before the client heard of it: the client no
+    // longer wants it, so it is released.
+    const Unclaimed u{e->key, owner, e->range, args.exclusive};
+    if (!unclaimed_.contains(u)) {
+      res.stat = nlm4::Stat::Denied;
+      co_return res;
+    }
+    unclaimed_.erase(u);
+    ++busy_[owner];
+    auto f = files_.find(e->key);
+    file = f != files_.end() ? f->second : e->file;
+  }
+  const bool released = co_await release_at_origin(*file, owner, e->range, e->cred);
+  {
+    std::lock_guard g(mu_);
+    --busy_[owner];
+    if (!released) {
+      unclaimed_.insert(Unclaimed{e->key, owner, e->range, args.exclusive});
+      ++counts_.no_answer;
+      co_return std::nullopt;
+    }
+    table_.unlock(e->key, owner, e->range);  // a range it held whole: no split
+    tidy_owner(owner);
+    tidy_file(e->key);
+  }
+  co_await wake(e->key);
+  res.stat = nlm4::Stat::Granted;
+  co_return res;
+}
+
+nlm4::Res NlmService::granted(const CallContext& ctx, const nlm4::TestArgs& args) {
+  spdlog::info("NLM GRANTED from {}: nfsgw asks its origin for no blocking lock; answered DENIED",
+               ctx.client_address);
+  return nlm4::Res{args.cookie, nlm4::Stat::Denied};
+}
+
+Awaitable<void> NlmService::free_all(const CallContext& ctx, nlm4::Notify args) {
+  struct Release {
+    std::shared_ptr<FileInfo> file;
+    FileKey key;
+    OwnerId owner = 0;
+    Range range;
+  };
+  std::vector<Release> releases;
+  std::vector<OwnerId> owners;
+  {
+    std::lock_guard g(mu_);
+    for (OwnerId id : owners_.owners_of(args.name)) {
+      // Only the owners of the host that says it rebooted: from its own address.
+      const ClientOwner* c = owners_.client(id);
+      if (c == nullptr || c->address != ctx.client_address) continue;
+      LockTable::Released r = table_.release_owner(id);
+      for (const Waiter& w : r.waiters) waiter_info_.erase(w.id);
+      for (auto& [key, held] : r.locks) {
+        auto f = files_.find(key);
+        if (f != files_.end()) releases.push_back({f->second, key, id, held.range});
+      }
+      std::erase_if(unclaimed_, [id](const Unclaimed& u) { return u.owner == id; });
+      ++busy_[id];
+      owners.push_back(id);
+    }
+  }
+  std::set<FileKey> files;
+  for (const Release& r : releases) {
+    co_await release_at_origin(*r.file, r.owner, r.range, r.file->cred);
+    files.insert(r.key);
+  }
+  {
+    std::lock_guard g(mu_);
+    for (OwnerId id : owners) {
+      --busy_[id];
+      doubtful_.erase(id);
+      tidy_owner(id);
+    }
+    for (const Release& r : releases) tidy_file(r.key);
+  }
+  if (!owners.empty())
+    spdlog::info("NLM FREE_ALL from {} ({}): {} owners, {} locks released", ctx.client_address, args.name,
+                 owners.size(), releases.size());
+  for (const FileKey& f : files) co_await wake(f);
+}
+
+Awaitable<std::size_t> NlmService::wake(FileKey file) {
+  std::size_t granted = 0;
+  std::vector<std::shared_ptr<WaiterInfo>> asking;
+  {
+    std::lock_guard g(mu_);
+    for (WaiterId id : table_.ready_waiters(file)) {
+      auto it = waiter_info_.find(id);
+      if (it == waiter_info_.end() || it->second->in_flight) continue;
+      it->second->in_flight = true;
+      ++busy_[it->second->owner];
+      ++counts_.origin_calls;
+      asking.push_back(it->second);
+    }
+  }
+  for (const auto& w : asking) {
+    nlm4::LockArgs to;
+    to.cookie = w->args.cookie;
+    to.block = false;
+    to.exclusive = w->exclusive;
+    to.state = w->args.state;
+    {
+      std::lock_guard g(mu_);
+      const std::optional<OriginOwner> o = owners_.origin(w->owner);
+      to.lock.caller_name = settings_.caller_name;
+      to.lock.fh = w->file->origin_fh;
+      if (o) {
+        to.lock.oh = o->oh;
+        to.lock.svid = o->svid;
+      }
+      to.lock.offset = w->args.lock.offset;
+      to.lock.length = w->args.lock.length;
+    }
+    OriginReply<nlm4::Res> r = co_await w->file->origin->lock(w->cred, std::move(to));
+    bool release = false;
+    bool tell = false;
+    {
+      std::lock_guard g(mu_);
+      w->in_flight = false;
+      --busy_[w->owner];
+      const bool got = r.outcome == Outcome::Answered && r.reply->stat == nlm4::Stat::Granted;
+      if (r.outcome == Outcome::NoAnswer) doubtful_.insert(w->owner);
+      if (got) {
+        const bool queued = waiter_info_.contains(w->id) && table_.waiter(w->id) != nullptr;
+        if (queued && table_.grant_waiter(w->id) == nlm4::Stat::Granted) {
+          waiter_info_.erase(w->id);
+          unclaimed_.insert(Unclaimed{w->key, w->owner, w->range, w->exclusive});
+          w->file->cred = w->cred;
+          ++counts_.waiters_granted;
+          ++counts_.granted;
+          ++granted;
+          tell = true;
+        } else {
+          release = true;  // cancelled meanwhile, or no longer fits
+          ++busy_[w->owner];
+        }
+      }
+      if (!release) tidy_owner(w->owner);
+    }
+    if (release) {
+      co_await release_at_origin(*w->file, w->owner, w->range, w->cred);
+      std::lock_guard g(mu_);
+      --busy_[w->owner];
+      tidy_owner(w->owner);
+      tidy_file(w->key);
+    }
+    if (tell) {
+      if (on_granted_) on_granted_(w->file->export_id, w->file->origin_fh);
+      co_await tell_granted(*w);
+    }
+  }
+  co_return granted;
+}
+
+Awaitable<void> NlmService::tell_granted(WaiterInfo w) {
+  if (callbacks_ == nullptr) co_return;
+  nlm4::TestArgs g{w.args.cookie, w.exclusive, w.args.lock};
+  const bool taken = co_await callbacks_->granted(w.client_address, std::move(g));
+  if (taken) {
+    std::lock_guard lock(mu_);
+    unclaimed_.erase(Unclaimed{w.key, w.owner, w.range, w.exclusive});
+  }
+}
+
+Awaitable<std::size_t> NlmService::retry_waiters() {
+  std::set<FileKey> files;
+  {
+    std::lock_guard g(mu_);
+    for (const auto& [id, w] : waiter_info_) files.insert(w->key);
+  }
+  std::size_t granted = 0;
+  for (const FileKey& f : files) granted += co_await wake(f);
+  co_return granted;
+}
+
+}  // namespace nfsgw::nlm

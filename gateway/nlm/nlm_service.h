@@ -1,0 +1,224 @@
+// nfsgw's NLM v4 service (issue 21): the locks nfsgw's clients take, held at the
+// origin's lock manager in nfsgw's name (docs/design.md, "Byte-range locks").
+//
+// Every request goes the same way:
+//   1. the handle: a gateway handle, checked like every NFS call's (HandleCheck:
+//      the translator's HMAC, export and client checks). Forged or stale ->
+//      NLM4_STALE_FH, a client the export refuses -> NLM4_DENIED; nothing reaches
+//      the origin;
+//   2. GracePeriod: in grace only reclaims (and releases), after it no reclaims;
+//   3. OwnerMap: the client's owner -> one origin owner (nfsgw/<instance>/<id>);
+//   4. LockTable: a conflict with another client of this nfsgw is answered here
+//      (DENIED, or BLOCKED with a waiter); anything else goes to the origin
+//      (OriginLocks) as the origin owner, and enters the table only when the
+//      origin grants it;
+//   5. UNLOCK: at the origin first, then the table, then the file's waiters that
+//      are now free are taken at the origin and granted.
+//
+// Waiters. nfsgw asks the origin only for non-blocking locks: a waiter (a
+// blocking LOCK that could not be granted now, whether a client of this nfsgw
+// or someone outside it holds the conflicting lock) is queued in the LockTable
+// and answered BLOCKED. A waiter is asked for at the origin again (a non-blocking
+// LOCK) when a lock of its file is released through nfsgw, and every
+// `retry_interval` by retry_waiters() (a timer in the server), which is what
+// frees a waiter blocked by a holder outside nfsgw: the origin's GRANTED callback
+// is not relied on (it may not reach nfsgw when several servers share one
+// rpcbind). The time from a release to the grant is therefore one origin round
+// trip when the holder was a client of this nfsgw, and at most `retry_interval`
+// plus one origin round trip when it was outside. A granted waiter's client
+// learns it by NLM_GRANTED (ClientCallbacks, when given) or by its own retry of
+// the LOCK (the Linux client retries a blocked lock every 30 s), which finds the
+// lock held by its own owner and is answered GRANTED. A CANCEL drops a waiter, or
+// releases the lock a waiter was granted that its client has not claimed yet.
+//
+// An origin that does not answer (Outcome::NoAnswer: sent, no answer within the
+// origin client's bound) gets no reply to the client: the client's RPC layer
+// sends the call again, and the retransmission is executed again (NLM
+// procedures are not in the duplicate cache). A LOCK or UNLOCK sent twice as the
+// same origin owner is harmless at the origin, whereas an answer such as
+// NLM4_DENIED_NOLOCKS would have the client give up on a lock the origin may
+// have granted (Linux turns it into ENOLCK), leaving it held at the origin with
+// no one knowing. An origin with no lock manager (Outcome::Unreachable: not
+// sent) is answered NLM4_DENIED_NOLOCKS: retrying would not help.
+//
+// Bounds: max_locks and max_waiters (LockTable), max_owners (OwnerMap), answered
+// NLM4_DENIED_NOLOCKS before anything reaches the origin.
+//
+// Thread-safe: one mutex over the table, the owners and the waiters, never held
+// across a call to the origin.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+#include "gateway/awaitable.h"
+#include "gateway/call_context.h"
+#include "gateway/nlm/grace_period.h"
+#include "gateway/nlm/lock_table.h"
+#include "gateway/nlm/origin_locks.h"
+#include "gateway/nlm/owner_map.h"
+#include "protocol/nlm4_types.h"
+
+namespace nfsgw::nlm {
+
+/// The verdict on a client's file handle (the translator's, in the server).
+struct CheckedHandle {
+  /// Granted: admitted. StaleFh: forged, damaged or stale. Denied: the export
+  /// refuses this client. Failed: nfsgw could not tell (its handle store failed).
+  nlm4::Stat verdict = nlm4::Stat::StaleFh;
+  std::uint32_t export_id = 0;
+  nfs3::FileHandle origin;  // the origin's handle of the file
+  Credentials cred;         // the caller's, after the export's squash
+};
+using HandleCheck = std::function<Awaitable<CheckedHandle>(const CallContext&, const nfs3::FileHandle&)>;
+
+/// The origin's lock manager for an export; nullptr when it has none.
+using OriginFor = std::function<OriginLocks*(std::uint32_t export_id)>;
+
+/// A lock was granted on the file: its cached attributes are to be asked of the
+/// origin again (docs/configuration.md, "Locks and caches").
+using OnGranted = std::function<void(std::uint32_t export_id, const nfs3::FileHandle& origin)>;
+
+/// Sends NLM_GRANTED to a client whose waiter was granted. True when the client
+/// answered it GRANTED (it takes the lock); false when it refused or did not answer
+/// (the lock stays granted: the client's retry or CANCEL settles it).
+class ClientCallbacks {
+ public:
+  virtual ~ClientCallbacks() = default;
+  virtual Awaitable<bool> granted(std::string client_address, nlm4::TestArgs args) = 0;
+};
+
+struct NlmSettings {
+  LockLimits limits;              // max_locks, max_waiters
+  std::size_t max_owners = 4096;  // client owners with a lock or a waiter
+  /// Set when the grace period is begun (begin_grace).
+  std::chrono::steady_clock::duration grace = std::chrono::seconds(0);
+  /// How often waiters are asked for at the origin again (the server's timer).
+  std::chrono::steady_clock::duration retry_interval = std::chrono::seconds(1);
+  /// nfsgw's caller_name at the origin (the host name the origin's statd monitors).
+  std::string caller_name = "nfsgw";
+  /// This run of nfsgw: part of every origin owner handle (OwnerMap).
+  std::string instance = "0";
+};
+
+/// Counters, for logs, metrics and tests.
+struct NlmCounts {
+  std::uint64_t granted = 0;         // LOCKs answered GRANTED (waiters included)
+  std::uint64_t denied_local = 0;    // conflicts answered without the origin
+  std::uint64_t denied_origin = 0;   // DENIED by the origin
+  std::uint64_t blocked = 0;         // BLOCKED answers
+  std::uint64_t waiters_granted = 0; // waiters turned into locks
+  std::uint64_t no_answer = 0;       // calls left unanswered because the origin did not answer
+  std::uint64_t origin_calls = 0;    // calls sent to the origin
+  std::uint64_t stale = 0;           // handles refused
+};
+
+class NlmService {
+ public:
+  using Clock = std::chrono::steady_clock;
+  using Now = std::function<Clock::time_point()>;
+
+  NlmService(HandleCheck check, OriginFor origins, NlmSettings settings, Now now);
+  ~NlmService();
+
+  void on_granted(OnGranted hook) { on_granted_ = std::move(hook); }
+  void use_callbacks(ClientCallbacks* callbacks) { callbacks_ = callbacks; }
+
+  /// Starts the grace period (settings.grace long) now: at nfsgw's start.
+  void begin_grace();
+  const GracePeriod& grace() const { return grace_; }
+
+  // The procedures. nullopt: no reply (the origin did not answer; the client
+  // sends the call again).
+  Awaitable<std::optional<nlm4::TestRes>> test(const CallContext& ctx, nlm4::TestArgs args);
+  Awaitable<std::optional<nlm4::Res>> lock(const CallContext& ctx, nlm4::LockArgs args);
+  Awaitable<std::optional<nlm4::Res>> cancel(const CallContext& ctx, nlm4::CancelArgs args);
+  Awaitable<std::optional<nlm4::Res>> unlock(const CallContext& ctx, nlm4::UnlockArgs args);
+  /// NLM_GRANTED from the origin: nfsgw never asks the origin for a blocking lock,
+  /// so there is nothing it waits for; answered NLM4_DENIED, which tells the origin
+  /// to release what it granted.
+  nlm4::Res granted(const CallContext& ctx, const nlm4::TestArgs& args);
+  /// FREE_ALL: the host `args.name` rebooted; everything its owners held or waited
+  /// for through this client address goes (released at the origin).
+  Awaitable<void> free_all(const CallContext& ctx, nlm4::Notify args);
+
+  /// Asks the origin again for every waiter no client of nfsgw blocks (the
+  /// server's timer, every retry_interval). Returns how many were granted.
+  Awaitable<std::size_t> retry_waiters();
+
+  NlmCounts counts() const;
+  std::size_t lock_count() const;
+  std::size_t waiter_count() const;
+  std::size_t owner_count() const;
+  const NlmSettings& settings() const { return settings_; }
+
+ private:
+  struct FileInfo;
+  struct WaiterInfo;
+  struct Entered;
+
+  /// Steps 1-3 for a request: the handle, the file's key, the client owner.
+  Awaitable<std::optional<Entered>> enter(const CallContext& ctx, const nlm4::Lock& lock, nlm4::Stat& refusal);
+  nlm4::Lock at_origin(const Entered& e, const nlm4::Lock& lock, OwnerId owner) const;
+  /// Forgets an owner that holds and waits for nothing and has nothing in flight.
+  void tidy_owner(OwnerId owner);
+  /// Forgets a file with no locks and no waiters left.
+  void tidy_file(const FileKey& key);
+  /// Takes the file's ready waiters at the origin and grants them.
+  Awaitable<std::size_t> wake(FileKey file);
+  /// Tells the waiter's client (ClientCallbacks) that it was granted.
+  Awaitable<void> tell_granted(WaiterInfo w);
+  /// Unlocks `range` of `owner` at the origin (release_owner, CANCEL of a granted
+  /// waiter); the table is the caller's business.
+  Awaitable<bool> release_at_origin(const FileInfo& f, OwnerId owner, Range range, const Credentials& cred);
+
+  HandleCheck check_;
+  OriginFor origins_;
+  NlmSettings settings_;
+  Now now_;
+  OnGranted on_granted_;
+  ClientCallbacks* callbacks_ = nullptr;
+
+  mutable std::mutex mu_;
+  GracePeriod grace_;
+  OwnerMap owners_;
+  LockTable table_;
+  /// What the origin needs to know of each file with locks or waiters.
+  std::unordered_map<FileKey, std::shared_ptr<FileInfo>> files_;
+  /// What a waiter's LOCK carried, to ask the origin and tell the client.
+  std::unordered_map<WaiterId, std::shared_ptr<WaiterInfo>> waiter_info_;
+  /// Locks granted from a waiter whose client has not claimed them yet (its
+  /// retry of the LOCK, or an acknowledged NLM_GRANTED): a CANCEL releases them.
+  struct Unclaimed {
+    FileKey file;
+    OwnerId owner = 0;
+    Range range;
+    bool exclusive = false;
+    friend bool operator<(const Unclaimed& a, const Unclaimed& b) {
+      return std::tie(a.file, a.owner, a.range.first, a.range.last, a.exclusive) <
+             std::tie(b.file, b.owner, b.range.first, b.range.last, b.exclusive);
+    }
+  };
+  std::set<Unclaimed> unclaimed_;
+  /// Calls at the origin in flight per owner (an owner is not forgotten meanwhile).
+  std::unordered_map<OwnerId, int> busy_;
+  /// Owners whose call the origin did not answer: they may hold a lock there that
+  /// the table does not know, so they are kept for their client's UNLOCK.
+  std::set<OwnerId> doubtful_;
+  /// Room in max_locks taken by calls at the origin in flight.
+  std::size_t reserved_ = 0;
+  NlmCounts counts_;
+};
+
+}  // namespace nfsgw::nlm
