@@ -67,6 +67,17 @@ struct ServerConfig {
   /// "ADDRESS:PORT" of the Prometheus endpoint (GET /metrics), such as
   /// "127.0.0.1:9464" or "[::1]:9464". Empty: no endpoint.
   std::string metrics_listen;
+  /// NLM v4 (byte-range locks, issue 21): the TCP port nfsgw serves it on; 0:
+  /// no lock service (clients mount with `nolock`).
+  std::uint16_t nlm_port = 0;
+  /// After nfsgw starts: only reclaims of locks are granted for this long.
+  std::chrono::milliseconds nlm_grace{90000};
+  /// How often a blocked lock is asked for at the origin again (a holder outside
+  /// nfsgw released it: the grant comes at most this long plus a round trip later).
+  std::chrono::milliseconds nlm_retry_interval{1000};
+  std::uint32_t nlm_max_locks = 65536;    // byte ranges held through nfsgw, all clients
+  std::uint32_t nlm_max_waiters = 4096;   // blocked LOCKs queued
+  std::uint32_t nlm_max_owners = 16384;   // client lock owners with a lock or a waiter
 };
 
 struct CacheConfig {
@@ -130,6 +141,10 @@ struct ExportConfig {
   /// Write-back: how long written data may stay only in nfsgw before its flush
   /// to the origin starts.
   std::chrono::milliseconds write_back_delay{30000};
+  /// The origin's NLM v4 port and rpc.statd port ([server] nlm_port set); 0: ask
+  /// the origin's rpcbind.
+  std::uint16_t origin_nlm_port = 0;
+  std::uint16_t origin_statd_port = 0;
   /// Stable id embedded in file handles: derived from `path`, so that reordering
   /// exports in the file does not invalidate clients' handles.
   std::uint32_t id = 0;

@@ -169,6 +169,11 @@ std::vector<Key<ExportConfig>> all_keys() {
                  "gid that `nfsgw warm` walks this export as, before `squash`")
           .at_once()
           .defaults_to("`anon_gid`"),
+      ExportKinds::integer("origin_nlm_port", &ExportConfig::origin_nlm_port, 0, 65535,
+                 "the origin's NLM v4 port, used when `[server] nlm_port` is set; `0` asks the origin's rpcbind"),
+      ExportKinds::integer("origin_statd_port", &ExportConfig::origin_statd_port, 0, 65535,
+                 "the origin's rpc.statd port (nfsgw tells it that nfsgw restarted); `0` asks the origin's "
+                 "rpcbind"),
       ExportKinds::integer("upstream_connections", &ExportConfig::upstream_connections, 1, 64,
                  "TCP connections from the gateway to the origin for this export"),
       ExportKinds::duration("origin_timeout", &ExportConfig::origin_timeout, kMinOriginTimeout, kMaxOriginTimeout,

@@ -110,6 +110,29 @@ const SectionKeys<ServerConfig>& server_keys() {
                   "`server.metrics_listen: cannot listen on ...`. The metrics are listed in docs/operations.md",
                   check_metrics_address)
               .defaults_to("unset (no endpoint)"),
+          ServerKinds::integer("nlm_port", &ServerConfig::nlm_port, 0, 65535,
+                     "TCP port of nfsgw's lock service (NLM v4, program 100021), registered with rpcbind when "
+                     "`register_rpcbind = true`. Locks are held at each export's origin in nfsgw's name "
+                     "(docs/configuration.md, *Locks*). `0`: no lock service, the default while it is being "
+                     "completed (issue 21: no status monitoring or restart recovery yet); clients then mount "
+                     "with `nolock`"),
+          ServerKinds::duration("nlm_grace", &ServerConfig::nlm_grace, milliseconds(0), hours(1),
+                      "after nfsgw starts, for this long only reclaims of locks are granted (new locks and TEST "
+                      "are answered `NLM4_DENIED_GRACE_PERIOD`; clients retry), and after it no reclaim is"),
+          ServerKinds::duration("nlm_retry_interval", &ServerConfig::nlm_retry_interval, milliseconds(100),
+                      seconds(60),
+                      "how often a blocked lock (a waiter) is asked for at the origin again: a lock held by a "
+                      "client outside nfsgw is granted to the waiter at most this long plus one origin round "
+                      "trip after its release (a release through nfsgw grants its waiters at once)"),
+          ServerKinds::integer("nlm_max_locks", &ServerConfig::nlm_max_locks, 1, 10000000,
+                     "byte ranges held through nfsgw, all clients and files together; a LOCK (or an UNLOCK "
+                     "that would split a range) past it is answered `NLM4_DENIED_NOLOCKS` before it reaches "
+                     "the origin"),
+          ServerKinds::integer("nlm_max_waiters", &ServerConfig::nlm_max_waiters, 1, 1000000,
+                     "blocked LOCKs queued, all clients; more are answered `NLM4_DENIED_NOLOCKS`"),
+          ServerKinds::integer("nlm_max_owners", &ServerConfig::nlm_max_owners, 1, 1000000,
+                     "client lock owners (host, process) holding or waiting for a lock at once; a new owner "
+                     "past it is answered `NLM4_DENIED_NOLOCKS`"),
       },
       check_limits,
   };

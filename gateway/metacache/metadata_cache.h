@@ -94,6 +94,11 @@ class MetadataCache final : public ForwardingProgram<MetadataCache> {
       const nfs3::FileHandle& root, const std::vector<std::string>& components, bool recursive,
       const std::function<void(const nfs3::FileHandle&)>& dropped = {});
 
+  /// A lock was granted on `fh` (gateway/nlm/): its cached attributes go, so that
+  /// the next GETATTR asks the origin and the file's cached data is checked
+  /// against what the origin holds (docs/configuration.md, *Locks*).
+  void forget_attributes(const nfs3::FileHandle& fh) { store_.erase<cache::AttrRecord>(key(fh)); }
+
   const ExportCounters& counters() const { return counters_; }
 
   /// Changes write down what they may make stale in `journal` before they are sent

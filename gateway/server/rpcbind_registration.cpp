@@ -18,6 +18,7 @@ namespace {
 
 constexpr std::uint32_t kNfsProgram = 100003;
 constexpr std::uint32_t kMountProgram = 100005;
+constexpr std::uint32_t kNlmProgram = 100021;
 
 /// True when something accepts TCP connections on 127.0.0.1:111 within a second;
 /// libtirpc itself would wait much longer for an absent rpcbind.
@@ -42,17 +43,19 @@ bool rpcbind_listening() {
 
 }  // namespace
 
-RpcbindRegistration::RpcbindRegistration(std::uint16_t nfs_port, std::uint16_t mount_port) {
+RpcbindRegistration::RpcbindRegistration(std::uint16_t nfs_port, std::uint16_t mount_port,
+                                         std::uint16_t nlm_port) {
   if (!rpcbind_listening()) {
     spdlog::warn("rpcbind is not running on 127.0.0.1:111: not registering; clients must "
                  "mount with explicit ports (port={},mountport={})",
                  nfs_port, mount_port);
     return;
   }
-  const std::pair<std::uint32_t, std::uint32_t> wanted[] = {
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> wanted = {
       {kNfsProgram, 3}, {kMountProgram, 3}, {kMountProgram, 1}};
+  if (nlm_port != 0) wanted.emplace_back(kNlmProgram, 4);
   for (const auto& [prog, vers] : wanted) {
-    const std::uint16_t port = prog == kNfsProgram ? nfs_port : mount_port;
+    const std::uint16_t port = prog == kNfsProgram ? nfs_port : prog == kNlmProgram ? nlm_port : mount_port;
     if (pmap_set(prog, vers, IPPROTO_TCP, port)) {
       done_.emplace_back(prog, vers);
       spdlog::info("registered program {} version {} on TCP port {} with rpcbind", prog, vers,

@@ -28,6 +28,12 @@ max_pending_mb = 1024
 max_pending_mb_per_connection = 32
 idle_timeout = "90s"
 metrics_listen = "127.0.0.1:9464"
+nlm_port = 4045
+nlm_grace = "30s"
+nlm_retry_interval = "500ms"
+nlm_max_locks = 1000
+nlm_max_waiters = 100
+nlm_max_owners = 200
 
 [cache]
 dir = "/tmp/gwcache"
@@ -56,6 +62,8 @@ metadata_cache = false
 data_cache = false
 readahead_kb = 0
 write_back_delay = "5m"
+origin_nlm_port = 4045
+origin_statd_port = 662
 consistency = "strict"
 access_check = "local"
 attr_ttl = "500ms"
