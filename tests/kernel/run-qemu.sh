@@ -7,7 +7,10 @@
 #
 # QEMU_INTERACTIVE=1: console input from this terminal (for SCENARIO=shell).
 # QEMU_PIDFILE in the environment: where qemu writes its pid (so a caller can
-# stop a guest early). Exit status: 0 when the guest printed the PASS marker, 1 on its FAIL marker,
+# stop a guest early). QEMU_NET: the network arguments in place of the user-mode
+# network (split on spaces; the locks scenario's tap device on a bridge),
+# QEMU_EXTRA: more arguments (split on spaces; e.g. a disk).
+# Exit status: 0 when the guest printed the PASS marker, 1 on its FAIL marker,
 # 2 when it printed neither (crash, panic or time-out).
 set -euo pipefail
 
@@ -38,8 +41,8 @@ timeout "${fg[@]}" --kill-after=5 "$timeout_s" qemu-system-x86_64 \
   -kernel "$kernel" -initrd "$work/initramfs.cpio" \
   -append "console=ttyS0 panic=-1 quiet loglevel=4 mitigations=off no_timer_check rdinit=/init" \
   -serial stdio -serial "file:$data" \
-  -netdev user,id=n0,net=10.0.2.0/24,host=10.0.2.2 \
-  -device virtio-net-pci,netdev=n0,romfile= \
+  ${QEMU_NET:--netdev user,id=n0,net=10.0.2.0/24,host=10.0.2.2 -device virtio-net-pci,netdev=n0,romfile=} \
+  ${QEMU_EXTRA:-} \
   < "${stdin_src}" 2>&1 | tee "$console"
 rc=${PIPESTATUS[0]}
 set -e
