@@ -239,11 +239,17 @@ else
     # The guests' lockd finds nfsgw's NLM through rpcbind: nfsgw registers, in
     # place of the origin (which the guests never mount here).
     register=true
-    nlm_line="nlm_port = $GW_NLM_PORT"
+    # GW_NLM_GRACE: nfsgw's grace period after its start (default 0: this
+    # scenario starts nfsgw afresh, there is nothing to reclaim).
+    nlm_line="nlm_port = $GW_NLM_PORT
+nlm_grace = \"${GW_NLM_GRACE:-0}\""
     for prog in "100003 3" "100005 3" "100005 1" "100021 1" "100021 3" "100021 4"; do
       rpcinfo -d $prog 2>/dev/null || true
     done
   fi
+  # The origin's NLM port, explicit: rpcbind's 100021 entry is nfsgw's here.
+  origin_nlm_line=
+  [ "$GW_NLM" != 1 ] || [ "$ORIGIN_NLM" != 1 ] || origin_nlm_line="origin_nlm_port = $origin_nlm_port"
   if [ "$NEEDS_RPCBIND" = 1 ]; then
     # Only one server can own rpcbind's NFS/MOUNT entries: take them from the
     # origin (which stays reachable on its explicit ports) and let nfsgw register.
@@ -270,6 +276,7 @@ path = "/export"
 origin = "nfs://127.0.0.1$EXPORT_DIR?nfsport=$ORIGIN_NFS_PORT&mountport=$ORIGIN_MOUNT_PORT"
 squash = "none"
 $GW_EXPORT_EXTRA
+$origin_nlm_line
 TOML
   log "starting nfsgw on $GW_PORT"
   "$NFSGW_BIN" --config "$RUN/gw/nfsgw.toml" > "$RUN/gw/nfsgw.log" 2>&1 &
