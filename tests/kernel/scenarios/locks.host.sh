@@ -66,7 +66,7 @@ host_prepare() {
 
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 # seen FILE PATTERN: how many lines of the console FILE match PATTERN.
-seen() { tr -d '\r' < "$1" 2>/dev/null | grep -c -- "$2" || true; }
+seen() { tr -d '\r' 2>/dev/null < "$1" | grep -c -- "$2" || true; }
 # wait_seen FILE PATTERN COUNT SECONDS [STEP_MS]: polls every STEP_MS (20) ms
 # until PATTERN has been seen COUNT times in FILE; fails after SECONDS.
 wait_seen() {
@@ -93,16 +93,31 @@ guests_alive() {
   return 1
 }
 
+# host_during: the phases' host side; when it fails the guests are stopped (they
+# would wait for a kill or a release that does not come).
 host_during() {
   [ "$LOCK_NEGATIVE" = 1 ] && return 0
+  locks_during && return 0
+  local f
+  for f in "$RUN"/qemu-*.pid; do [ -f "$f" ] && kill "$(cat "$f")" 2>/dev/null; done
+  return 1
+}
+locks_during() {
   local ca=$RUN/console-a cb=$RUN/console-b mode granted t_rel t_grant t_kill t_notify
   for mode in fcntl flock; do
     wait_seen "$cb" "NFSGW-LOCK-WAITING-$mode" 1 "$GUEST_TIMEOUT" 500 || return 1
     granted=$(seen "$cb" NFSGW-LOCK-GRANTED)
-    local released; released=$(seen "$ca" NFSGW-LOCK-RELEASING)
-    wait_seen "$ca" NFSGW-LOCK-RELEASING $((released + 1)) 120 || return 1
+    local released i g; released=$(seen "$ca" NFSGW-LOCK-RELEASING)
+    # Until a's RELEASING shows, b must show no new GRANTED (b's count is read
+    # before a's in each round; b's own check is that its wait covered a's hold).
+    for i in $(seq 6000); do
+      g=$(seen "$cb" NFSGW-LOCK-GRANTED)
+      [ "$(seen "$ca" NFSGW-LOCK-RELEASING)" -gt "$released" ] && break
+      [ "$g" = "$granted" ] || { log "b got the $mode lock before a released it"; return 1; }
+      [ "$i" -lt 6000 ] || { log "a never released the $mode lock"; return 1; }
+      sleep 0.02
+    done
     t_rel=$(now_ms)
-    [ "$(seen "$cb" NFSGW-LOCK-GRANTED)" = "$granted" ] || { log "b got the $mode lock before a released it"; return 1; }
     wait_seen "$cb" NFSGW-LOCK-GRANTED $((granted + 1)) 120 || return 1
     t_grant=$(now_ms)
     echo "$mode $((t_grant - t_rel))" >> "$RUN/release-to-grant"
