@@ -166,9 +166,10 @@ void DataCache::drop_blocking(const cache::ObjectKey& file) {
 
 Awaitable<void> DataCache::forget_files(Forget forget) {
   if (forget.verifier_changed) {
-    spdlog::warn("data cache, export {:#x}: the origin's write verifier changed (it restarted and may have lost "
-                 "UNSTABLE writes not yet committed): dropping the cached blocks of {} file(s) written since "
-                 "their last COMMIT",
+    // Below a write-back export the verifier is nfsgw's dirty log's, not the origin's.
+    spdlog::warn("data cache, export {:#x}: the write verifier changed (the origin, or on a write-back export "
+                 "nfsgw's dirty log, restarted and may have lost UNSTABLE writes not yet committed): dropping "
+                 "the cached blocks of {} file(s) written since their last COMMIT",
                  export_id_, forget.files.size());
   }
   for (const auto& fh : forget.files) {

@@ -103,6 +103,8 @@ class DataCache final : public ForwardingProgram<DataCache> {
   void drop_all();
 
   const DataStats& stats() const { return stats_; }
+  /// Times the write verifier of the replies from below changed.
+  std::size_t verifier_changes() const { return uncommitted_.verifier_changes(); }
   /// Read-ahead fetches started and not finished yet.
   std::uint32_t fetches_in_flight() const { return in_flight_->load(); }
 

@@ -111,6 +111,7 @@ bool DirtyFiles::patch(const cache::ObjectKey& k, nfs3::PostOpAttr& a) {
       merged.size = snap.size;
       merged.used = snap.used;
       merged.mtime = snap.mtime;
+      if (e.times && e.times->atime) merged.atime = snap.atime;  // set by a SETATTR not sent yet
       if (before(a->ctime, snap.ctime)) merged.ctime = snap.ctime;
       changed = merged != snap;
       e.attrs = merged;
@@ -197,6 +198,11 @@ nfs3::WccData DirtyFiles::end_write(const cache::ObjectKey& k, std::uint64_t off
       a.ctime = a.mtime;
       wcc.after = a;
     }
+    // The WRITE sets the mtime anew: a kept one is not sent after it.
+    if (e.times && e.times->mtime) {
+      e.times->mtime.reset();
+      if (!e.times->atime) e.times.reset();
+    }
   }
   bump(k);
   return wcc;
@@ -208,7 +214,7 @@ void DirtyFiles::abort_write(const cache::ObjectKey& k) {
     const auto it = files_.find(k);
     if (it == files_.end()) return;
     if (it->second.writing > 0) --it->second.writing;
-    if (it->second.writing == 0 && !log_.dirty_end(k)) erase_locked(it);
+    if (it->second.writing == 0 && !it->second.times && !log_.dirty_end(k)) erase_locked(it);
   }
   bump(k);
 }
@@ -222,16 +228,71 @@ void DirtyFiles::after_setattr(const cache::ObjectKey& k, const nfs3::Fattr& aft
     const std::uint64_t size = a.size;
     const nfs3::Time mtime = a.mtime;
     const nfs3::Time last = std::max(a.mtime, a.ctime, [](auto& x, auto& y) { return before(x, y); });
+    const nfs3::Time atime = a.atime;
     a = after;
     if (!size_set) a.size = std::max(size, after.size);
-    // The dirty bytes' mtime stays (a SETATTR of the mode does not undo a WRITE;
-    // one that sets times flushed the file first).
-    if (before(a.mtime, mtime)) a.mtime = mtime;
+    // The dirty bytes' mtime stays (a SETATTR of the mode does not undo a WRITE),
+    // and so do times kept to be sent after the data.
+    const std::optional<PendingTimes>& kept = it->second.times;
+    if (before(a.mtime, mtime) || (kept && kept->mtime)) a.mtime = mtime;
+    if (kept && kept->atime) a.atime = atime;
     // Never back in time for the clients that saw the dirty times.
     if (!before(last, a.ctime)) a.ctime = next_time_locked(last);
     it->second.origin = wcc_of(after);
   }
   bump(k);
+}
+
+std::optional<nfs3::WccData> DirtyFiles::set_times(const cache::ObjectKey& k, const nfs3::SetTime& atime,
+                                                   const nfs3::SetTime& mtime, const cache::Writer& writer) {
+  nfs3::WccData wcc;
+  {
+    std::lock_guard lock(mu_);
+    const auto it = files_.find(k);
+    if (it == files_.end() || !it->second.attrs) return std::nullopt;
+    Entry& e = it->second;
+    nfs3::Fattr& a = *e.attrs;
+    wcc.before = wcc_of(a);
+    const nfs3::Time last = std::max(a.mtime, a.ctime, [](auto& x, auto& y) { return before(x, y); });
+    const nfs3::Time now = next_time_locked(last);
+    if (!e.times) e.times = PendingTimes{std::nullopt, std::nullopt, writer, clock_.now_ms()};
+    e.times->writer = writer;
+    auto take = [&](const nfs3::SetTime& t, nfs3::Time& shown, std::optional<nfs3::Time>& kept) {
+      if (t.how == nfs3::TimeHow::DontChange) return;
+      shown = t.how == nfs3::TimeHow::ClientTime ? t.time : now;
+      kept = shown;
+    };
+    take(atime, a.atime, e.times->atime);
+    take(mtime, a.mtime, e.times->mtime);
+    if (!e.times->atime && !e.times->mtime) e.times.reset();
+    a.ctime = now;  // a change of the file's attributes
+    wcc.after = a;
+  }
+  bump(k);
+  return wcc;
+}
+
+std::optional<PendingTimes> DirtyFiles::pending_times(const cache::ObjectKey& k) const {
+  if (!may_have(k)) return std::nullopt;
+  std::lock_guard lock(mu_);
+  const auto it = files_.find(k);
+  if (it == files_.end()) return std::nullopt;
+  return it->second.times;
+}
+
+void DirtyFiles::times_sent(const cache::ObjectKey& k, const PendingTimes& sent) {
+  std::lock_guard lock(mu_);
+  const auto it = files_.find(k);
+  if (it != files_.end() && it->second.times == sent) it->second.times.reset();
+}
+
+std::vector<cache::ObjectKey> DirtyFiles::times_only() const {
+  std::vector<cache::ObjectKey> out;
+  if (!any()) return out;
+  std::lock_guard lock(mu_);
+  for (const auto& [k, e] : files_)
+    if (e.times && e.writing == 0 && !log_.dirty_end(k)) out.push_back(k);
+  return out;
 }
 
 std::optional<nfs3::WccAttr> DirtyFiles::origin_seen(const cache::ObjectKey& k) const {
@@ -269,7 +330,7 @@ bool DirtyFiles::settle(const cache::ObjectKey& k) {
     std::lock_guard lock(mu_);
     const auto it = files_.find(k);
     if (it == files_.end()) return true;
-    if (it->second.writing > 0 || log_.dirty_end(k)) return false;
+    if (it->second.writing > 0 || it->second.times || log_.dirty_end(k)) return false;
     erase_locked(it);
   }
   bump(k);

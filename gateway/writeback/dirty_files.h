@@ -47,6 +47,15 @@ struct WriteBackMeters {
   static void add(std::atomic<std::uint64_t>& c, std::uint64_t n = 1) { c.fetch_add(n, std::memory_order_relaxed); }
 };
 
+/// Times a SETATTR set on a dirty file, kept to be sent after its data (the
+/// flusher sends them once the file has no dirty byte left).
+struct PendingTimes {
+  std::optional<nfs3::Time> atime, mtime;
+  cache::Writer writer;    // who set them: the SETATTR to the origin goes as them
+  cache::Millis since = 0;  // when first set (the write-back delay counts from it)
+  friend bool operator==(const PendingTimes&, const PendingTimes&) = default;
+};
+
 class DirtyFiles {
  public:
   static constexpr std::size_t kStripes = 64;
@@ -101,6 +110,23 @@ class DirtyFiles {
   /// size too when `size_set` (the log was cut to it first), else kept.
   void after_setattr(const cache::ObjectKey& k, const nfs3::Fattr& after, bool size_set);
 
+  /// A SETATTR of the file's times (atime, mtime: each DontChange, ServerTime or
+  /// ClientTime), kept instead of sent: the snapshot shows them at once (ctime
+  /// moves on), and they are sent to the origin after the file's dirty bytes, as
+  /// `writer`. A later WRITE sets the mtime anew (the kept one is not sent).
+  /// Returns the SETATTR's WCC data; nullopt when the file has no snapshot (the
+  /// SETATTR then goes to the origin as it is).
+  std::optional<nfs3::WccData> set_times(const cache::ObjectKey& k, const nfs3::SetTime& atime,
+                                         const nfs3::SetTime& mtime, const cache::Writer& writer);
+  /// The times kept for the file, if any.
+  std::optional<PendingTimes> pending_times(const cache::ObjectKey& k) const;
+  /// The origin took (or refused for good) `sent`: no longer kept, unless set
+  /// again since.
+  void times_sent(const cache::ObjectKey& k, const PendingTimes& sent);
+  /// The files with times kept and no dirty byte nor WRITE on its way (only their
+  /// times are left to send).
+  std::vector<cache::ObjectKey> times_only() const;
+
   // ---- the flusher ----------------------------------------------------------------
   /// The origin's attributes as last seen (the base's, then each flush WRITE's
   /// post-op); nullopt when unknown.
@@ -110,8 +136,8 @@ class DirtyFiles {
   void cleaning(const cache::ObjectKey& k);
   /// The clean count; nullopt when the file has no entry.
   std::optional<std::uint64_t> clean_count(const cache::ObjectKey& k) const;
-  /// Drops the entry when the log has no dirty byte of the file and no WRITE is on
-  /// its way; returns whether the file is clean now.
+  /// Drops the entry when the log has no dirty byte of the file, no WRITE is on
+  /// its way and no times are kept; returns whether the file is clean now.
   bool settle(const cache::ObjectKey& k);
   /// The file is gone at the origin (its bytes dropped from the log): the entry goes.
   void forget(const cache::ObjectKey& k);
@@ -125,6 +151,7 @@ class DirtyFiles {
     std::uint32_t writing = 0;
     std::uint64_t cleans = 0;
     bool refresh = false;  // the origin part of attrs may be stale (see origin_may_have_changed)
+    std::optional<PendingTimes> times;
   };
   struct alignas(64) Stripe {
     std::atomic<std::uint64_t> changes{0};

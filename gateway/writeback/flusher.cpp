@@ -149,20 +149,44 @@ Awaitable<void> Flusher::pass() {
       // Due: written the space's delay ago, or before the log was last full.
       plan->cutoff[space] = all ? cache::kNever : std::max(now - s.delay, urgent_before_);
     }
-    // A file with WRITEs out, or two attempts out, waits (see flusher.h).
+    // A file with WRITEs not all sent, or as many attempts out as allowed, waits
+    // (see flusher.h).
     for (const auto& [k, r] : attempts_out_)
-      if (r.writing != 0 || r.attempts >= 2) plan->skip.insert(k);
+      if (r.writing != 0 || r.attempts >= settings_.attempts_per_file) plan->skip.insert(k);
     for (const auto& [k, st] : state_)
       if (st.retry_at > now) plan->skip.insert(k);
     for (const auto& [k, n] : forced_files_) plan->forced.insert(k);
   }
+  // Files with only SETATTR times left to send (dirty_files.h), due as their bytes
+  // would be: an attempt without extents.
+  for (const cache::ObjectKey& k : files_.times_only()) {
+    if (plan->skip.contains(k)) continue;
+    const auto cut = plan->cutoff.find(k.export_id);
+    if (cut == plan->cutoff.end()) continue;
+    const std::optional<PendingTimes> t = files_.pending_times(k);
+    if (!t || (!plan->forced.contains(k) && t->since > cut->second)) continue;
+    std::uint64_t attempt = 0;
+    {
+      std::lock_guard lock(mu_);
+      // Not while an attempt of it is out (that one sends them after its COMMIT).
+      if (attempts_out_.contains(k)) continue;
+      plan->skip.insert(k);
+      Running& r = attempts_out_[k];
+      ++r.attempts;
+      attempt = ++attempts_;
+      r.latest = attempt;  // no WRITEs: nothing waits on r.writing
+    }
+    asio::co_spawn(asio::make_strand(io_), flush_one(k, {}, attempt, false), asio::detached);
+  }
   // At most batch_bytes per take, each file once per pass, until the room is used.
   while (room > 0 && !stopped_) {
     const std::uint64_t most = std::min(room, settings_.batch_bytes);
-    auto take = [this, plan, most]() {
+    auto take = [this, plan, most, now]() {
       return files_.log().take(
-          [plan](const cache::ObjectKey& k) -> std::optional<cache::Millis> {
+          [this, plan, now](const cache::ObjectKey& k) -> std::optional<cache::Millis> {
             if (plan->skip.contains(k)) return std::nullopt;
+            // Failed since the plan was made (its extents given back meanwhile).
+            if (backing_off(k, now)) return std::nullopt;
             const auto it = plan->cutoff.find(k.export_id);
             if (it == plan->cutoff.end()) return std::nullopt;  // no export of its space (yet)
             if (plan->forced.contains(k)) return cache::kNever;
@@ -234,8 +258,16 @@ Awaitable<void> Flusher::flush_one(cache::ObjectKey k, std::vector<cache::DirtyE
   }
   WriteBackMeters& m = files_.meters();
   bool ok = false;
+  bool times_ok = true;
   try {
     if (via == nullptr) throw std::runtime_error("no export of the file's origin");
+    if (extents.empty()) {
+      // Only kept times to send.
+      times_ok = co_await send_times(k, *via);
+      ok = true;
+      finished(k, attempt, 0, times_ok);
+      co_return;
+    }
     const std::uint32_t wtmax = co_await wtmax_of(k.export_id, *via, k.fh);
     // The WRITEs: each extent in pieces of at most wtmax, in offset order, at most
     // writes_per_file in flight.
@@ -258,16 +290,37 @@ Awaitable<void> Flusher::flush_one(cache::ObjectKey k, std::vector<cache::DirtyE
     Children children(ex);
     auto send = [&](std::size_t i) -> Awaitable<void> {
       const Piece& p = pieces[i];
+      const std::uint64_t from = p.e->offset + p.from, to = p.e->offset + p.to;
+      // All of the attempt's WRITEs are on their way: the file's next batch may be
+      // taken (the pass reads it from the log while these are answered).
+      if (i + 1 == pieces.size()) written(k, attempt);
+      // Not over an earlier attempt's WRITE of the same bytes still out (rare:
+      // bytes written again since that attempt took them).
+      if (!claim(k, attempt, from, to)) {
+        asio::steady_timer wait(ex);
+        do {
+          wait.expires_after(std::chrono::milliseconds(1));
+          boost::system::error_code ec;
+          co_await wait.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+        } while (!claim(k, attempt, from, to));
+      }
       CallContext ctx = flush_context(p.e->writer, k.export_id);
       nfs3::WriteArgs w;
       w.file = k.fh;
-      w.offset = p.e->offset + p.from;
+      w.offset = from;
       w.count = static_cast<std::uint32_t>(p.to - p.from);
       w.stable = nfs3::StableHow::Unstable;
       // By pointers: one memcpy (Payload's iterator overload copies byte by byte).
       const auto* bytes = reinterpret_cast<const std::uint8_t*>(p.e->data.data());
       w.data.assign(bytes + p.from, bytes + p.to);
-      const nfs3::WriteRes r = co_await via->write(ctx, std::move(w));
+      nfs3::WriteRes r;
+      try {
+        r = co_await via->write(ctx, std::move(w));
+      } catch (...) {
+        answered(k, attempt, from);
+        throw;
+      }
+      answered(k, attempt, from);
       WriteBackMeters::add(m.flush_writes);
       if (r.status == Status::Stale && !r.gateway_status) {
         stale = true;
@@ -329,13 +382,23 @@ Awaitable<void> Flusher::flush_one(cache::ObjectKey k, std::vector<cache::DirtyE
         if (r.file_wcc.after && latest(k, attempt)) files_.set_origin_seen(k, {r.file_wcc.after->size, r.file_wcc.after->mtime,
                                                            r.file_wcc.after->ctime});
         files_.cleaning(k);
-        auto clean = datacache::on_pool(pool_, [this, &extents] {
-          files_.log().cleaned(std::span<const cache::DirtyExtent>(extents));
+        // Counted before the log's index shows the bytes clean (the log's lock
+        // orders the two): a flush_all() that sees none of them dirty any more must
+        // find them in its count (its last line missed the last batch otherwise).
+        auto clean = datacache::on_pool(pool_, [this, &extents, &m, bytes] {
+          WriteBackMeters::add(m.flushed_bytes, bytes);
+          try {
+            files_.log().cleaned(std::span<const cache::DirtyExtent>(extents));
+          } catch (...) {
+            m.flushed_bytes.fetch_sub(bytes, std::memory_order_relaxed);
+            throw;
+          }
         });
         co_await std::move(clean);
-        WriteBackMeters::add(m.flushed_bytes, bytes);
         if (files_.settle(k)) WriteBackMeters::add(m.flushed_files);
         ok = true;
+        // SETATTR times kept for after the data: sent once no dirty byte is left.
+        times_ok = co_await send_times(k, *via);
       }
     }
     if (stale) {
@@ -351,6 +414,12 @@ Awaitable<void> Flusher::flush_one(cache::ObjectKey k, std::vector<cache::DirtyE
     spdlog::error("write-back: flush of file {} failed: {}", hex_of(k.fh), e.what());
   }
   if (!ok) {
+    {
+      // Before the extents are given back: no pass may take them again before
+      // the backoff.
+      std::lock_guard lock(mu_);
+      back_off_locked(k);
+    }
     try {
       auto again = untake(std::move(extents));
       co_await std::move(again);
@@ -359,7 +428,40 @@ Awaitable<void> Flusher::flush_one(cache::ObjectKey k, std::vector<cache::DirtyE
     }
     WriteBackMeters::add(m.retries);
   }
-  finished(k, attempt, bytes, ok);
+  finished(k, attempt, bytes, ok && times_ok, /*backed_off=*/!ok);
+}
+
+Awaitable<bool> Flusher::send_times(const cache::ObjectKey& k, Nfs3Program& via) {
+  const std::optional<PendingTimes> t = files_.pending_times(k);
+  // None kept, or bytes still dirty (written since, or another attempt's): sent
+  // after those.
+  if (!t || files_.log().dirty_end(k)) co_return true;
+  CallContext ctx = flush_context(t->writer, k.export_id);
+  nfs3::SetattrArgs a;
+  a.object = k.fh;
+  if (t->atime) a.new_attributes.atime = nfs3::SetTime{nfs3::TimeHow::ClientTime, *t->atime};
+  if (t->mtime) a.new_attributes.mtime = nfs3::SetTime{nfs3::TimeHow::ClientTime, *t->mtime};
+  const nfs3::SetattrRes r = co_await via.setattr(ctx, std::move(a));
+  WriteBackMeters& m = files_.meters();
+  if (r.status == Status::Ok) {
+    files_.times_sent(k, *t);
+  } else if (r.gateway_status) {
+    co_return false;  // no answer from the origin: tried again after the backoff
+  } else if (r.status == Status::Stale) {
+    spdlog::warn("write-back: file {} is gone at the origin (STALE): the times set on it are dropped",
+                 hex_of(k.fh));
+    files_.forget(k);
+    WriteBackMeters::add(m.stale_dropped);
+    co_return true;
+  } else {
+    // The owner set them (or had write access for the server's time): a refusal
+    // now is the origin's for good; logged, not tried again.
+    spdlog::warn("write-back: the origin refused the times set on file {} ({}): they are dropped", hex_of(k.fh),
+                 nfs3::status_name(r.status));
+    files_.times_sent(k, *t);
+  }
+  if (files_.settle(k)) WriteBackMeters::add(m.flushed_files);
+  co_return true;
 }
 
 void Flusher::written(const cache::ObjectKey& k, std::uint64_t attempt) {
@@ -370,13 +472,48 @@ void Flusher::written(const cache::ObjectKey& k, std::uint64_t attempt) {
   wake();
 }
 
+bool Flusher::claim(const cache::ObjectKey& k, std::uint64_t attempt, std::uint64_t from, std::uint64_t to) {
+  std::lock_guard lock(mu_);
+  Running& r = attempts_out_[k];
+  for (const auto& u : r.unanswered)
+    if (u.attempt != attempt && u.from < to && from < u.to) return false;
+  r.unanswered.push_back({attempt, from, to});
+  return true;
+}
+
+void Flusher::answered(const cache::ObjectKey& k, std::uint64_t attempt, std::uint64_t from) {
+  std::lock_guard lock(mu_);
+  const auto it = attempts_out_.find(k);
+  if (it == attempts_out_.end()) return;
+  auto& u = it->second.unanswered;
+  for (auto i = u.begin(); i != u.end(); ++i)
+    if (i->attempt == attempt && i->from == from) {
+      u.erase(i);
+      break;
+    }
+}
+
 bool Flusher::latest(const cache::ObjectKey& k, std::uint64_t attempt) {
   std::lock_guard lock(mu_);
   const auto it = attempts_out_.find(k);
   return it == attempts_out_.end() || it->second.latest == attempt;
 }
 
-void Flusher::finished(const cache::ObjectKey& k, std::uint64_t attempt, std::uint64_t bytes, bool ok) {
+void Flusher::back_off_locked(const cache::ObjectKey& k) {
+  FileState& st = state_[k];
+  st.backoff = st.backoff == 0 ? settings_.retry_first_ms : std::min(st.backoff * 2, settings_.retry_max_ms);
+  st.retry_at = clock_.now_ms() + st.backoff;
+  ++st.failures;
+}
+
+bool Flusher::backing_off(const cache::ObjectKey& k, cache::Millis now) {
+  std::lock_guard lock(mu_);
+  const auto it = state_.find(k);
+  return it != state_.end() && it->second.retry_at > now;
+}
+
+void Flusher::finished(const cache::ObjectKey& k, std::uint64_t attempt, std::uint64_t bytes, bool ok,
+                       bool backed_off) {
   {
     std::lock_guard lock(mu_);
     if (auto it = attempts_out_.find(k); it != attempts_out_.end()) {
@@ -386,11 +523,8 @@ void Flusher::finished(const cache::ObjectKey& k, std::uint64_t attempt, std::ui
     bytes_in_flight_ -= std::min(bytes_in_flight_, bytes);
     if (ok) {
       state_.erase(k);
-    } else {
-      FileState& st = state_[k];
-      st.backoff = st.backoff == 0 ? settings_.retry_first_ms : std::min(st.backoff * 2, settings_.retry_max_ms);
-      st.retry_at = clock_.now_ms() + st.backoff;
-      ++st.failures;
+    } else if (!backed_off) {
+      back_off_locked(k);
     }
   }
   wake();
@@ -462,7 +596,8 @@ Awaitable<void> Flusher::watch_flush(std::uint64_t key, cache::Millis started, s
     std::uint64_t left = 0;
     for (const auto& k : scope) {
       const auto oldest = files_.log().oldest_written(k);
-      if (oldest && *oldest <= started) ++left;
+      const auto times = files_.pending_times(k);
+      if ((oldest && *oldest <= started) || (times && times->since <= started)) ++left;
     }
     progress->files_left = left;
     progress->bytes_left = files_.log().usage().dirty_bytes;

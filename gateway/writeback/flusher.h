@@ -6,12 +6,15 @@
 // a flush was asked for (`nfsgw flush`, a write-through export's WRITE or a
 // SETATTR of a dirty file) or while the log's budget is full; at most
 // `batch_bytes` of one file per attempt. A file waiting after a failed attempt is
-// left alone, and so is a file while an attempt of it has WRITEs unanswered, or
-// two attempts: the next attempt of a file starts once every WRITE of the one
-// before has been answered, while that one's COMMIT is still out. So two WRITEs
-// of the same bytes are never in flight at once (the origin applies them in the
-// order they were written here), and the link does not stand idle while the
-// origin commits (a COMMIT of a large batch is the origin's fsync of it).
+// left alone, and so is a file while an attempt of it has WRITEs not yet sent, or
+// attempts_per_file attempts out: the next attempt of a file is taken once every
+// WRITE of the one before has been sent, while those WRITEs' answers and that
+// attempt's COMMIT are still out, so the link does not stand idle between
+// batches (the take reads the next batch from the log meanwhile) nor while the
+// origin commits (a COMMIT of a large batch is the origin's fsync of it). Two
+// WRITEs of the same bytes are never in flight at once: a WRITE of bytes written
+// again since an earlier attempt took them waits until that attempt's WRITE of
+// them is answered (the origin applies WRITEs in the order they arrive).
 //
 // Each file's taken extents go through the metadata cache of an export of its
 // space (set_space), so that the metadata cache learns the origin's attributes
@@ -30,8 +33,12 @@
 //     an attempt that starts while another of the file is out: that one's WRITEs
 //     changed the attributes. What nfsgw saw is taken from the COMMIT of the
 //     attempt started last.)
-// Once a file has no dirty byte left (DirtyFiles::settle), its snapshot goes and
-// clients see the origin's attributes again.
+// Times a SETATTR set on a dirty file (kept by DirtyFiles::set_times) are sent
+// as one SETATTR, as the one who set them, after the COMMIT that leaves the file
+// without a dirty byte (or, with no bytes left to send, in an attempt of their
+// own, due as bytes would be). Once a file has no dirty byte nor kept times left
+// (DirtyFiles::settle), its snapshot goes and clients see the origin's attributes
+// again.
 #pragma once
 
 #include <utility>  // before Asio (Boost 1.74 under C++20)
@@ -67,8 +74,10 @@ struct FlusherSettings {
   /// most. Two attempts of a file may be out at once, so keep it at most half of
   /// bytes_in_flight.
   std::uint64_t batch_bytes = 64ull << 20;
-  /// WRITEs of one file in flight, at most.
+  /// WRITEs of one attempt in flight, at most.
   std::uint32_t writes_per_file = 8;
+  /// Attempts of one file out at once, at most (see above).
+  std::uint32_t attempts_per_file = 3;
   cache::Millis retry_first_ms = 1000, retry_max_ms = 30000;
 };
 
@@ -104,11 +113,15 @@ class Flusher {
     cache::Millis delay = 0;
     std::uint32_t wtmax = 0;  // 0 until FSINFO answered
   };
-  /// A file's attempts out now (at most two).
+  /// A file's attempts out now (at most attempts_per_file).
   struct Running {
     std::uint32_t attempts = 0;
-    std::uint64_t writing = 0;  // the attempt whose WRITEs are not all answered (0: none)
+    std::uint64_t writing = 0;  // the attempt whose WRITEs are not all sent (0: none)
     std::uint64_t latest = 0;   // the attempt started last
+    struct Unanswered {
+      std::uint64_t attempt, from, to;  // a WRITE of [from, to) of the file
+    };
+    std::vector<Unanswered> unanswered;  // the file's WRITEs out, of every attempt
   };
   struct FileState {
     cache::Millis retry_at = 0;
@@ -123,17 +136,31 @@ class Flusher {
   Awaitable<void> flush_one(cache::ObjectKey k, std::vector<cache::DirtyExtent> extents, std::uint64_t attempt,
                             bool alone);
   Awaitable<std::uint32_t> wtmax_of(std::uint32_t space, Nfs3Program& via, const nfs3::FileHandle& fh);
-  /// Every WRITE of the attempt has been answered: the file's next may start.
+  /// Every WRITE of the attempt has been sent: the file's next may start.
   void written(const cache::ObjectKey& k, std::uint64_t attempt);
+  /// Records a WRITE of [from, to) of k by `attempt` as out, unless a WRITE of
+  /// another attempt of any of those bytes is unanswered (then false, nothing
+  /// recorded); answered() takes it out.
+  bool claim(const cache::ObjectKey& k, std::uint64_t attempt, std::uint64_t from, std::uint64_t to);
+  void answered(const cache::ObjectKey& k, std::uint64_t attempt, std::uint64_t from);
   /// Whether no attempt of k started after `attempt`.
   bool latest(const cache::ObjectKey& k, std::uint64_t attempt);
-  /// An attempt ended; `ok` false: tried again after the backoff.
-  void finished(const cache::ObjectKey& k, std::uint64_t attempt, std::uint64_t bytes, bool ok);
+  /// An attempt ended; `ok` false: tried again after the backoff (already set when
+  /// `backed_off`).
+  void finished(const cache::ObjectKey& k, std::uint64_t attempt, std::uint64_t bytes, bool ok,
+                bool backed_off = false);
+  /// The file's next attempt waits for its backoff (doubled). mu_ held.
+  void back_off_locked(const cache::ObjectKey& k);
+  /// Whether the file waits for a backoff at `now` (the take asks it from the pool).
+  bool backing_off(const cache::ObjectKey& k, cache::Millis now);
   /// flush_all()'s wait, progress and answer.
   Awaitable<void> watch_flush(std::uint64_t key, cache::Millis started, std::uint64_t flushed_at_start,
                               std::vector<cache::ObjectKey> scope,
                               std::shared_ptr<FlushProgress> progress, std::function<void(FlushOutcome)> done);
   Awaitable<void> untake(std::vector<cache::DirtyExtent> extents);
+  /// Sends the file's kept SETATTR times once it has no dirty byte; false when
+  /// the origin did not answer (tried again after the backoff).
+  Awaitable<bool> send_times(const cache::ObjectKey& k, Nfs3Program& via);
   void wake();
   std::uint64_t failures(const cache::ObjectKey& k);
 

@@ -319,12 +319,38 @@ Awaitable<std::optional<nfs3::WriteRes>> WriteBack::absorb(const CallContext& ct
 }
 
 Awaitable<nfs3::WriteRes> WriteBack::write(const CallContext& ctx, nfs3::WriteArgs args) {
-  if (back()) {
+  const bool back_now = back();
+  if (back_now) {
     if (std::optional<nfs3::WriteRes> r = co_await absorb(ctx, args)) co_return std::move(*r);
   }
   // To the origin: after the file's dirty bytes, which it must land on.
   if (!co_await flushed(args.file)) co_return made_up<nfs3::WriteRes>(Status::Jukebox);
-  co_return co_await next_.write(ctx, std::move(args));
+  if (!back_now) co_return co_await next_.write(ctx, std::move(args));
+  co_return co_await forward_stable(ctx, std::move(args));
+}
+
+// A write-back export's COMMIT answers the log's verifier, which says nothing of
+// bytes the origin holds uncommitted: a WRITE sent on to the origin is made stable
+// there before it is answered, and answered with the log's verifier too, so that
+// a client never sees the verifier change without a loss (it would send its
+// UNSTABLE data again at every COMMIT).
+Awaitable<nfs3::WriteRes> WriteBack::forward_stable(const CallContext& ctx, nfs3::WriteArgs args) {
+  const nfs3::FileHandle fh = args.file;
+  const std::uint64_t offset = args.offset;
+  const std::uint32_t count = args.count;
+  if (args.stable == nfs3::StableHow::Unstable) args.stable = nfs3::StableHow::DataSync;
+  nfs3::WriteRes r = co_await next_.write(ctx, std::move(args));
+  if (r.status != Status::Ok || r.gateway_status) co_return r;  // no verifier in it
+  if (r.committed == nfs3::StableHow::Unstable) {
+    // An origin that did less than it was asked: its COMMIT of the range then.
+    nfs3::CommitArgs c{fh, offset, count};
+    const nfs3::CommitRes cr = co_await next_.commit(ctx, std::move(c));
+    // Not committed under the WRITE's verifier: the client sends it again.
+    if (cr.status != Status::Ok || cr.verf != r.verf) co_return made_up<nfs3::WriteRes>(Status::Jukebox);
+    r.committed = nfs3::StableHow::DataSync;
+  }
+  r.verf = verifier();
+  co_return r;
 }
 
 Awaitable<nfs3::CommitRes> WriteBack::commit(const CallContext& ctx, nfs3::CommitArgs args) {
@@ -358,13 +384,62 @@ Awaitable<nfs3::CommitRes> WriteBack::commit(const CallContext& ctx, nfs3::Commi
   co_return co_await next_.commit(ctx, std::move(args));
 }
 
+Awaitable<bool> WriteBack::may_keep_times(const CallContext& ctx, const nfs3::SetattrArgs& args) {
+  const nfs3::Sattr& s = args.new_attributes;
+  const bool times = s.atime.how != nfs3::TimeHow::DontChange || s.mtime.how != nfs3::TimeHow::DontChange;
+  // A size orders against the dirty bytes (flushed first); a guard asks the origin's ctime.
+  if (!times || s.size || args.guard) co_return false;
+  const std::optional<nfs3::Fattr> a = files_.fresh_attributes(key(args.object));
+  if (!a) co_return false;
+  // Kept only when the origin will take them from this caller later: its owner
+  // sets any times (RFC 1813 leaves it to the server; POSIX utimensat), anyone who
+  // may write sets the server's time. Anyone else's SETATTR goes to the origin
+  // (after the flush), which decides.
+  if (ctx.cred.uid == a->uid) co_return true;
+  const bool server_time = s.atime.how != nfs3::TimeHow::ClientTime && s.mtime.how != nfs3::TimeHow::ClientTime;
+  co_return server_time && co_await granted(ctx, args.object, nfs3::access::Modify);
+}
+
 Awaitable<nfs3::SetattrRes> WriteBack::setattr(const CallContext& ctx, nfs3::SetattrArgs args) {
   const cache::ObjectKey k = key(args.object);
   if (!files_.has(k)) co_return co_await next_.setattr(ctx, std::move(args));
+  // Times of a dirty file are kept and sent after its data (a tar unpack sets
+  // them on every file it has just written: no flush per file). Mode and owner,
+  // set in the same call, go to the origin first; the times only if it took them.
+  if (co_await may_keep_times(ctx, args)) {
+    const nfs3::SetTime atime = args.new_attributes.atime, mtime = args.new_attributes.mtime;
+    nfs3::SetattrArgs rest = args;
+    rest.new_attributes.atime = {};
+    rest.new_attributes.mtime = {};
+    const bool more = rest.new_attributes != nfs3::Sattr{};
+    std::optional<nfs3::SetattrRes> first;
+    if (more) {
+      first = co_await setattr(ctx, std::move(rest));
+      if (first->status != Status::Ok) co_return std::move(*first);
+    }
+    if (std::optional<nfs3::WccData> wcc = files_.set_times(k, atime, mtime, writer_of(ctx.cred))) {
+      nfs3::SetattrRes r;
+      r.status = Status::Ok;
+      r.obj_wcc = *wcc;
+      if (first) r.obj_wcc.before = first->obj_wcc.before;
+      co_return r;
+    }
+    // Clean meanwhile (no snapshot): to the origin as usual, below.
+    args.new_attributes = rest.new_attributes;
+    args.new_attributes.atime = atime;
+    args.new_attributes.mtime = mtime;
+    if (more) {
+      args.new_attributes.mode.reset();
+      args.new_attributes.uid.reset();
+      args.new_attributes.gid.reset();
+    }
+    if (!files_.has(k)) co_return co_await next_.setattr(ctx, std::move(args));
+  }
   const nfs3::Sattr& s = args.new_attributes;
   const bool size_set = s.size.has_value();
   const std::optional<std::uint64_t> size = s.size;
-  // A size or a time must not be overtaken by the dirty bytes' flush: flushed first.
+  // A size, or times not kept, must not be overtaken by the dirty bytes' flush
+  // (nor kept times by the size): flushed first.
   if (size_set || s.mtime.how != nfs3::TimeHow::DontChange || s.atime.how != nfs3::TimeHow::DontChange) {
     if (!co_await flushed(args.object)) co_return made_up<nfs3::SetattrRes>(Status::Jukebox);
   }

@@ -11,11 +11,19 @@
 //   for DATA_SYNC or FILE_SYNC, and is answered at once: FILE_SYNC or UNSTABLE,
 //   with the log's write verifier and WCC data from the file's snapshot
 //   (dirty_files.h). Anyone else's WRITE, and a WRITE of what is not a regular
-//   file, goes to the origin as on a write-through export. A full log wakes the
+//   file, goes to the origin (the file flushed first; see below). A full log wakes the
 //   flusher; the WRITE waits up to budget_wait for room, then is answered JUKEBOX
 //   (the client sends it again). A log that cannot be written answers JUKEBOX too,
 //   logged: nothing is acknowledged that is not in the log.
+//   A WRITE that goes to the origin is asked DATA_SYNC at least there (UNSTABLE
+//   becomes DATA_SYNC) and is answered with the log's verifier too.
 // - COMMIT: syncs the log, answers with its verifier.
+// So every WRITE and COMMIT reply of a write-back export carries one verifier,
+// the dirty log's, which changes exactly when acknowledged UNSTABLE data may have
+// been lost (nfsgw restarted without a clean stop); an origin restart changes
+// nothing a client holds (the flusher sends again what the origin lost). A reload
+// that switches an export between through and back changes the verifier its
+// clients see: they send their uncommitted data again, which is safe.
 // On a write-through export, a WRITE or COMMIT of a dirty file first has the file
 // flushed (Flusher::flush_file), so older dirty bytes never land over newer ones.
 //
@@ -26,9 +34,16 @@
 //   over them, up to the snapshot's size (zeros where neither has any). A range
 //   the log holds entirely is served without the origin (the caller's Read
 //   permission from the layer below);
-// - SETATTR of a dirty file's size or times first has the file flushed, then goes
-//   to the origin, and a size cuts what was written meanwhile; one of its mode or
-//   owner goes at once and the snapshot takes the origin's answer.
+// - SETATTR of a dirty file's times (atime, mtime), by its owner (or, for the
+//   server's time, by one granted Modify), with no size and no guard: the times
+//   are kept with the dirty file (DirtyFiles::set_times), answered at once and by
+//   every GETATTR meanwhile, and sent by the flusher after the file's data and
+//   COMMIT (a mode or owner in the same call goes to the origin first). Other
+//   times, and any size, first have the file flushed (kept times included), then
+//   go to the origin, and a size cuts what was written meanwhile; a mode or owner
+//   goes at once and the snapshot takes the origin's answer. Kept times live in
+//   memory only: a kill -9 or a power loss before the flush loses them (the data
+//   stays; the file then has the flush's mtime).
 // - REMOVE, RENAME and the rest go through: dirty data follows the handle, and a
 //   file whose last name is gone answers the flush STALE, which drops its bytes.
 //
@@ -92,6 +107,12 @@ class WriteBack final : public ForwardingProgram<WriteBack> {
   Awaitable<bool> granted(const CallContext& ctx, const nfs3::FileHandle& fh, std::uint32_t bits);
   /// The WRITE into the log; nullopt: it goes to the origin instead.
   Awaitable<std::optional<nfs3::WriteRes>> absorb(const CallContext& ctx, nfs3::WriteArgs& args);
+  /// A write-back export's WRITE that goes to the origin: stable there, answered
+  /// with the log's verifier (see write()).
+  Awaitable<nfs3::WriteRes> forward_stable(const CallContext& ctx, nfs3::WriteArgs args);
+  /// Whether a SETATTR of a dirty file's times may be kept and sent after its data
+  /// (see setattr()).
+  Awaitable<bool> may_keep_times(const CallContext& ctx, const nfs3::SetattrArgs& args);
   /// READ of a dirty file.
   Awaitable<nfs3::ReadRes> read_dirty(const CallContext& ctx, nfs3::ReadArgs args);
   /// Has a dirty file flushed before a call that must not pass its dirty bytes;

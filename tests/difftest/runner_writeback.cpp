@@ -58,6 +58,11 @@ bool Runner::absorbed(const Step& s, int a, const Reply& r, std::vector<Violatio
     log_verf_ = v;
   }
   if (r.verf != *log_verf_) return false;
+  // A WRITE /back sends on to the origin is made stable there and carries the
+  // log's verifier too (docs/difftest.md, fault 5): an UNSTABLE one answered
+  // stable went there. (A FILE_SYNC one is not told apart by its reply; the tester
+  // writes through /back only where the log takes its WRITEs.)
+  if (s.stable == Stable::UnstableCommit && r.committed != 0) return false;
   ++stats.absorbed;
   const std::uint64_t end = s.offset + s.data.size();
   if (Problem p = judge_part("WRITE reply attributes", judge_.absorbed_write(promise(s.exp), a, end, r.attr)))

@@ -77,6 +77,14 @@ void FakeFiles::restart(const nfs3::FileHandle& fh, std::string data) {
   ++changes_;
 }
 
+void FakeFiles::set_owner(const nfs3::FileHandle& fh, std::uint32_t uid) {
+  std::lock_guard lock(mu_);
+  Node* n = find(fh);
+  if (n == nullptr) throw std::invalid_argument("FakeFiles::set_owner: no such file");
+  n->attr.uid = uid;
+  ++changes_;
+}
+
 nfs3::WriteVerf FakeFiles::verifier() const {
   std::lock_guard lock(mu_);
   return verf_;
@@ -111,6 +119,23 @@ void FakeFiles::refuse_read(std::uint32_t uid) {
   refused_.insert(uid);
   ++changes_;
 }
+void FakeFiles::refuse_modify(std::uint32_t uid) {
+  std::lock_guard lock(mu_);
+  refused_modify_.insert(uid);
+  ++changes_;
+}
+void FakeFiles::answer_unstable(bool on) {
+  std::lock_guard lock(mu_);
+  answer_unstable_ = on;
+}
+nfs3::StableHow FakeFiles::last_write_stable() const {
+  std::lock_guard lock(mu_);
+  return last_write_stable_;
+}
+std::vector<Proc> FakeFiles::sequence() const {
+  std::lock_guard lock(mu_);
+  return sequence_;
+}
 void FakeFiles::fail(Proc p, std::size_t times, Status status, bool gateway_status) {
   std::lock_guard lock(mu_);
   failures_[at(p)] = {times, status, gateway_status};
@@ -135,6 +160,7 @@ void FakeFiles::reset_calls() {
   std::lock_guard lock(mu_);
   calls_.fill(0);
   bytes_read_ = 0;
+  sequence_.clear();
 }
 
 // ---- serving -----------------------------------------------------------------------
@@ -145,6 +171,7 @@ Awaitable<Res> FakeFiles::serve(Proc p, Compute compute) {
   {
     std::lock_guard lock(mu_);
     ++calls_[at(p)];
+    sequence_.push_back(p);
     Failure& f = failures_[at(p)];
     if (f.times > 0) {
       --f.times;
@@ -182,6 +209,7 @@ nfs3::AccessRes FakeFiles::do_access(const Credentials& c, const nfs3::AccessArg
   res.obj_attributes = n->attr;
   res.access = a.access;
   if (refused_.count(c.uid)) res.access &= ~nfs3::access::Read;
+  if (refused_modify_.count(c.uid)) res.access &= ~(nfs3::access::Modify | nfs3::access::Extend);
   return res;
 }
 
@@ -222,7 +250,8 @@ nfs3::WriteRes FakeFiles::do_write(const nfs3::WriteArgs& a) {
   std::copy(a.data.begin(), a.data.end(), n->data.begin() + static_cast<std::ptrdiff_t>(a.offset));
   res.file_wcc = wcc(before, n->attr);
   res.count = static_cast<std::uint32_t>(a.data.size());
-  res.committed = a.stable;
+  res.committed = answer_unstable_ ? nfs3::StableHow::Unstable : a.stable;
+  last_write_stable_ = a.stable;
   res.verf = verf_;
   return res;
 }
@@ -235,6 +264,12 @@ nfs3::SetattrRes FakeFiles::do_setattr(const nfs3::SetattrArgs& a) {
   if (a.new_attributes.mode) n->attr.mode = *a.new_attributes.mode;
   changed(*n, a.new_attributes.size ? *a.new_attributes.size : n->data.size());
   if (!a.new_attributes.size) n->attr.mtime = before.mtime;  // only ctime moves
+  auto set_time = [&](const nfs3::SetTime& t, nfs3::Time& to) {
+    if (t.how == nfs3::TimeHow::ClientTime) to = t.time;
+    if (t.how == nfs3::TimeHow::ServerTime) to = n->attr.ctime;
+  };
+  set_time(a.new_attributes.atime, n->attr.atime);
+  set_time(a.new_attributes.mtime, n->attr.mtime);
   res.obj_wcc = wcc(before, n->attr);
   return res;
 }

@@ -1,6 +1,6 @@
 // A small in-memory origin of regular files (and one directory) standing in
 // below the data cache. It answers GETATTR, ACCESS, READ, WRITE, SETATTR (size,
-// mode), FSINFO, COMMIT and LINK (a link count) as an NFSv3 server would, with WCC
+// mode, times), FSINFO, COMMIT and LINK (a link count) as an NFSv3 server would, with WCC
 // data, and REMOVE of a name of a file the test names; every change
 // ticks a counter that becomes the file's mtime and ctime. The other procedures
 // answer NFS3ERR_NOTSUPP. A test can:
@@ -14,6 +14,8 @@
 //  - make the next READ replies carry the attributes of a newer version than
 //    GETATTR shows (the file "changed during the fetch");
 //  - leave WCC data out of WRITE and SETATTR replies;
+//  - refuse Modify in ACCESS to one uid (its WRITEs still succeed), answer every
+//    WRITE UNSTABLE, and tell the calls in the order served;
 //  - hold the calls of a procedure until released (answered already, the reply
 //    delayed);
 //  - answer GETATTR and ACCESS at once too (answer steps), as a cache below that
@@ -50,6 +52,8 @@ class FakeFiles final : public Nfs3Program {
   /// Replaces a file's contents: size, mtime and ctime change.
   void set_data(const nfs3::FileHandle& fh, std::string data);
   std::string data(const nfs3::FileHandle& fh) const;
+  /// Gives the file an owner (uid 0 otherwise).
+  void set_owner(const nfs3::FileHandle& fh, std::uint32_t uid);
   nfs3::Fattr attributes(const nfs3::FileHandle& fh) const;
 
   // ---- behaviour ------------------------------------------------------------------
@@ -57,6 +61,16 @@ class FakeFiles final : public Nfs3Program {
   /// READ replies give at most half of what was asked (at least one byte).
   void set_short_reads(bool on);
   void refuse_read(std::uint32_t uid);
+  /// ACCESS answers `uid` without Modify and Extend; its WRITEs still succeed (as
+  /// a server lets a file's owner write a file whose mode does not, say).
+  void refuse_modify(std::uint32_t uid);
+  /// WRITE answers committed = UNSTABLE whatever it was asked (a server that does
+  /// less than RFC 1813 says).
+  void answer_unstable(bool on);
+  /// How the last WRITE asked its data to be committed.
+  nfs3::StableHow last_write_stable() const;
+  /// The calls served, in order (from the last reset_calls()).
+  std::vector<nfs3::Proc> sequence() const;
   /// The next `times` calls of `p` fail with `status` (made up by the gateway when
   /// `gateway_status`).
   void fail(nfs3::Proc p, std::size_t times, nfs3::Status status, bool gateway_status);
@@ -158,6 +172,10 @@ class FakeFiles final : public Nfs3Program {
   std::size_t newer_read_attrs_ = 0;
   std::optional<nfs3::FileHandle> unlink_on_remove_;
   std::set<std::uint32_t> refused_;
+  std::set<std::uint32_t> refused_modify_;
+  bool answer_unstable_ = false;
+  nfs3::StableHow last_write_stable_ = nfs3::StableHow::Unstable;
+  std::vector<nfs3::Proc> sequence_;
   std::uint64_t bytes_read_ = 0;
   std::array<std::size_t, nfs3::kProcCount> calls_{};
   std::atomic<bool> answer_steps_{false};

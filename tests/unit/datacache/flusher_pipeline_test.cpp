@@ -1,7 +1,8 @@
 // The flusher's attempts of one file (gateway/writeback/flusher.h): at most
-// batch_bytes each, the next one sent while the COMMIT of the one before is still
-// out, never while WRITEs of the one before are unanswered, and no conflict told
-// from attributes that the file's own attempt moved. Over FakeFiles as the origin
+// batch_bytes each, the next one taken and sent once every WRITE of the one before
+// is sent (their answers and its COMMIT still out), at most attempts_per_file at
+// once, never two WRITEs of the same bytes out at once, and no conflict told from
+// attributes that the file's own attempt moved. Over FakeFiles as the origin
 // (its replies held to freeze a moment), a dirty log on MemoryLogFiles and a
 // ManualClock, the flusher on the io_context the test pumps.
 #include <utility>  // before Asio (Boost 1.74 under C++20)
@@ -38,6 +39,7 @@ constexpr std::uint32_t kSpace = 5;
 constexpr cache::Millis kDelay = 10'000;
 constexpr std::uint64_t kPiece = 4096;      // extent_bytes: one WRITE each
 constexpr std::uint64_t kBatch = 4 * kPiece;  // batch_bytes: four WRITEs per attempt
+constexpr std::uint32_t kAttempts = 3;        // attempts_per_file
 
 class FlusherPipelineTest : public ::testing::Test {
  protected:
@@ -53,6 +55,7 @@ class FlusherPipelineTest : public ::testing::Test {
     fs.extent_bytes = kPiece;
     fs.batch_bytes = kBatch;
     fs.bytes_in_flight = 64 * kPiece;
+    fs.attempts_per_file = kAttempts;
     flusher = std::make_unique<Flusher>(io, *dirty, pool, clock, fs);
     flusher->set_space(kSpace, &origin, kDelay);
     back = std::make_unique<WriteBack>(origin, *dirty, *flusher, pool, kSpace, true, WriteBackSettings{});
@@ -120,14 +123,14 @@ TEST_F(FlusherPipelineTest, TheNextBatchOfAFileIsSentWhileTheCommitOfTheOneBefor
   for (std::uint64_t at = 0; at < data.size(); at += kPiece) write(fh, at, data.substr(at, kPiece));
   origin.hold(Proc::Commit);
   clock.advance(kDelay + 1);
-  // The first attempt's four WRITEs, its COMMIT held; the second attempt's WRITEs go
-  // out meanwhile, and its COMMIT is held too.
-  pump_until([&] { return origin.held(Proc::Commit) == 2; });
-  EXPECT_EQ(origin.calls(Proc::Write), 8u);
-  // No third attempt while two are out.
+  // The first attempt's four WRITEs, its COMMIT held; the next attempts' WRITEs go
+  // out meanwhile, and their COMMITs are held too.
+  pump_until([&] { return origin.held(Proc::Commit) == kAttempts; });
+  EXPECT_EQ(origin.calls(Proc::Write), 4u * kAttempts);
+  // No more attempts while attempts_per_file are out.
   pump_passes();
-  EXPECT_EQ(origin.calls(Proc::Write), 8u);
-  EXPECT_EQ(origin.held(Proc::Commit), 2u);
+  EXPECT_EQ(origin.calls(Proc::Write), 4u * kAttempts);
+  EXPECT_EQ(origin.held(Proc::Commit), kAttempts);
   EXPECT_TRUE(is_dirty(fh));
   origin.release(Proc::Commit);
   pump_until([&] { return !is_dirty(fh); });
@@ -137,6 +140,29 @@ TEST_F(FlusherPipelineTest, TheNextBatchOfAFileIsSentWhileTheCommitOfTheOneBefor
   const WriteBackCounts c = dirty->counts();
   EXPECT_EQ(c.flushed_bytes, data.size());
   EXPECT_EQ(c.conflicts, 0u);  // the second attempt saw the first one's attributes, not a change
+}
+
+// The next batch is taken as soon as the WRITEs of the one before are all sent:
+// the link does not drain between batches while the take reads the log.
+TEST_F(FlusherPipelineTest, TheNextBatchIsTakenOnceEveryWriteOfTheOneBeforeIsSent) {
+  const auto fh = origin.add_file("");
+  const std::string data = pattern(4 * kBatch, 'q');
+  for (std::uint64_t at = 0; at < data.size(); at += kPiece) write(fh, at, data.substr(at, kPiece));
+  origin.hold(Proc::Write);
+  clock.advance(kDelay + 1);
+  // The file's first WRITE goes alone (its pre-op attributes tell a conflict):
+  // answered, then no WRITE answered.
+  pump_until([&] { return origin.held(Proc::Write) == 1; });
+  origin.release(Proc::Write);
+  origin.hold(Proc::Write);
+  pump_until([&] { return origin.held(Proc::Write) == 4u * kAttempts - 1; });
+  pump_passes();
+  EXPECT_EQ(origin.held(Proc::Write), 4u * kAttempts - 1);  // at most attempts_per_file
+  EXPECT_EQ(origin.calls(Proc::Commit), 0u);
+  origin.release(Proc::Write);
+  pump_until([&] { return !is_dirty(fh); });
+  EXPECT_EQ(origin.data(fh), data);
+  EXPECT_EQ(dirty->counts().flushed_bytes, data.size());
 }
 
 TEST_F(FlusherPipelineTest, BytesWrittenAgainAreNotSentWhileTheirFirstWriteIsUnanswered) {
