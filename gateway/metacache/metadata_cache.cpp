@@ -53,6 +53,14 @@ MetadataCache::MetadataCache(Nfs3Program& next, cache::MetadataStore& store, std
 
 // ---- attributes ---------------------------------------------------------------
 
+void MetadataCache::forget_if_gone(const nfs3::FileHandle& fh, Status status, bool gateway_status) {
+  // The origin's own word that the object is gone, whatever the call: nothing
+  // cached of it may answer again (an immutable export never asks on its own, so
+  // a WRITE answered STALE, the flusher's among them, would leave its attributes
+  // answering for good).
+  if (!gateway_status && gone(status)) store_.erase_object(key(fh));
+}
+
 Awaitable<MetadataCache::Fresh> MetadataCache::origin_getattr(const CallContext& ctx,
                                                                const nfs3::FileHandle& fh, Proc for_proc) {
   // Others may join this fetch: it is not abandoned when this caller leaves.
@@ -175,6 +183,7 @@ Awaitable<nfs3::SetattrRes> MetadataCache::setattr(const CallContext& ctx, nfs3:
   const std::uint64_t seq = attrs_.next_seq();
   nfs3::SetattrRes res = co_await next_.setattr(ctx, std::move(args));
   if (!res.gateway_status) co_await learn_wcc(fh, res.obj_wcc, seq);
+  forget_if_gone(fh, res.status, res.gateway_status);
   co_return res;
 }
 
@@ -252,6 +261,7 @@ Awaitable<nfs3::AccessRes> MetadataCache::access(const CallContext& ctx, nfs3::A
     if (res.status == Status::Ok && describes(rec, *res.obj_attributes))
       perms_.learn(ctx.cred, fh, *res.obj_attributes, bits, res.access);
   }
+  forget_if_gone(fh, res.status, res.gateway_status);
   co_return res;
 }
 
@@ -411,6 +421,7 @@ Awaitable<nfs3::ReadRes> MetadataCache::read(const CallContext& ctx, nfs3::ReadA
   const std::uint64_t seq = attrs_.next_seq();
   nfs3::ReadRes res = co_await next_.read(ctx, std::move(args));
   if (!res.gateway_status) co_await attrs_.learn(fh, res.file_attributes, seq);
+  forget_if_gone(fh, res.status, res.gateway_status);
   co_return res;
 }
 
@@ -421,6 +432,7 @@ Awaitable<nfs3::WriteRes> MetadataCache::write(const CallContext& ctx, nfs3::Wri
   const std::uint64_t seq = attrs_.next_seq();
   nfs3::WriteRes res = co_await next_.write(ctx, std::move(args));
   if (!res.gateway_status) co_await learn_wcc(fh, res.file_wcc, seq);
+  forget_if_gone(fh, res.status, res.gateway_status);
   co_return res;
 }
 
@@ -431,6 +443,7 @@ Awaitable<nfs3::CommitRes> MetadataCache::commit(const CallContext& ctx, nfs3::C
   const std::uint64_t seq = attrs_.next_seq();
   nfs3::CommitRes res = co_await next_.commit(ctx, std::move(args));
   if (!res.gateway_status) co_await learn_wcc(fh, res.file_wcc, seq);
+  forget_if_gone(fh, res.status, res.gateway_status);
   co_return res;
 }
 

@@ -198,6 +198,9 @@ class MetadataCache final : public ForwardingProgram<MetadataCache> {
   Awaitable<void> dir_changed(const nfs3::FileHandle& dir, const nfs3::WccData& wcc, std::uint64_t seq,
                               const std::function<void(std::uint64_t gen, const cache::ListingRecord*)>& edit);
   Awaitable<void> learn_wcc(const nfs3::FileHandle& fh, const nfs3::WccData& wcc, std::uint64_t seq);
+  /// The origin answered `status` about `fh`: STALE (or NOENT, BADHANDLE) from the
+  /// origin itself drops every record of the object, whichever call it answered.
+  void forget_if_gone(const nfs3::FileHandle& fh, nfs3::Status status, bool gateway_status);
   /// Records `name` -> `child` in `dir` under `gen` (listing and lookup).
   void put_entry(const nfs3::FileHandle& dir, std::uint64_t gen, const cache::ListingRecord* listing,
                  const std::string& name, const nfs3::FileHandle& child, std::uint64_t fileid);

@@ -25,7 +25,8 @@
 //                  and its attributes asked through /rw, /strict, /short and
 //                  /imm, then one of: nothing, kill -9, a conflicting WRITE at
 //                  the origin, a SETATTR of the size or of the mode, a WRITE or a
-//                  LINK through /rw; the questions again, and now and then
+//                  LINK through /rw, its name removed at the origin; the
+//                  questions again, and now and then (always after that removal)
 //                  `nfsgw flush` and the questions once more.
 // Choices read the model and the export views (what exists, which handles are
 // held) but never change them; the same seed on the same answers gives the same

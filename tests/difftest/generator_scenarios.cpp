@@ -466,7 +466,8 @@ void Generator::dirty_read() {
     ask(kRw, Op::Readdirplus, label(at->first));
   };
   look(true);
-  switch (pick(8)) {
+  bool flush = chance(0.25);
+  switch (pick(9)) {
     case 0: break;
     case 1: queue(make(Op::Kill)); break;
     case 2: write(kBack, true, size / 2, 50, 'Z'); break;  // a conflict: changed behind nfsgw's back
@@ -501,12 +502,25 @@ void Generator::dirty_read() {
       queue(link);
       break;
     }
+    case 8: {
+      // Its name removed straight at the origin (the last one, mostly): the flush
+      // finds the file gone (STALE), and no export may answer for it after that.
+      Step drop = make(Op::Remove);
+      drop.exp = kBack;
+      drop.at_origin = true;
+      drop.user = owner(at->first, user);
+      drop.a = label(at->first);
+      drop.name = at->second;
+      queue(drop);
+      flush = true;
+      break;
+    }
     default:
       write(kBack, false, size + 10, static_cast<std::size_t>(1 + pick(100)), static_cast<char>('a' + pick(26)));
       break;
   }
   look(true);
-  if (chance(0.25)) {
+  if (flush) {
     queue(make(Op::Flush));
     look(false);
   }

@@ -112,8 +112,9 @@ Runner::Problem Runner::judge_question(const Step& s, int id, const Reply& r) {
   auto not_dir = [&](const std::string& seen) { return of_type(seen, kDir, false); };
   if (r.status == kStale) return judge_part(op + " STALE", judge_.maybe_gone(p, id));
   // Any other answer says the object exists.
+  // (nfsgw's attributes shown in full beside the origin's versions: which one it kept.)
   if (Problem f = judge_part(op + " answered for a removed object",
-                             judge_.some_version(judge_.attr_promise(p, id), id, user, status_name(r.status),
+                             judge_.some_version(judge_.attr_promise(p, id), id, user, summary(r),
                                                  [](const Attr&, std::uint32_t) { return true; })))
     return f;
   Problem found;
