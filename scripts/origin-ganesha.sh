@@ -20,12 +20,19 @@
 #   - NSM_Use_Caller_Name = true (ORIGIN_NSM_USE_CALLER_NAME=false gives ganesha's
 #     default): statd monitors each lock client under its NLM caller_name, not its
 #     address, so two clients (two nfsgw) on one loopback address are two hosts,
-#     and an SM_NOTIFY naming one drops only that one's locks.
+#     and an SM_NOTIFY naming one drops only that one's locks. rpc.statd refuses
+#     to monitor (SM_MON) a name it cannot resolve, and ganesha then answers the
+#     LOCK NLM4_DENIED_NOLOCKS: a caller name must resolve on this host, or be an
+#     address (tests use 127.x.y.z names). ganesha monitors a caller name at its
+#     first lock and unmonitors it at its last unlock (statd writes and syncs a
+#     file each time; seen taking over 2 s under load).
 #   - No grace period at start (NFSV4 Graceless = true, as without NLM): a LOCK is
 #     granted at once, never NLM4_DENIED_GRACE_PERIOD. ORIGIN_GRACE_PERIOD=S gives
 #     a grace period of S seconds instead (Graceless = false, Grace_Period = S,
 #     Lease_Lifetime = S capped to 1..180): only reclaims are granted for S seconds
-#     after the start, for tests of reclaim after an origin restart.
+#     after the start, for tests of reclaim after an origin restart (the config
+#     is written as described; the refusal of non-reclaims in it is not yet
+#     checked by a test).
 set -euo pipefail
 
 cmd=${1:?start|stop}
