@@ -26,6 +26,8 @@
 #include "cache/peek_memo.h"
 #include "gateway/admin/admin_server.h"
 #include "gateway/app/cache_admin.h"
+#include "gateway/app/lock_service.h"
+#include "gateway/app/origin_locks_factory.h"
 #include "gateway/datacache/data_cache.h"
 #include "gateway/app/memory_trim.h"
 #include "gateway/translator/handle_translator.h"
@@ -38,6 +40,7 @@
 #include "gateway/rpc/answer_memo.h"
 #include "gateway/rpc/dispatcher.h"
 #include "gateway/rpc/mount_procedures.h"
+#include "gateway/rpc/nlm_procedures.h"
 #include "gateway/rpc/nfs3_procedures.h"
 #include "gateway/server/rpcbind_registration.h"
 #include "gateway/server/rpc_server.h"
@@ -186,6 +189,9 @@ struct GatewayApp::Parts {
   std::vector<std::unique_ptr<writeback::WriteBack>> write_backs;
   std::optional<HandleTranslator> translator;
   std::optional<MountProgram> mount;
+  // [server] nlm_port: the lock service (before the translator it checks handles
+  // with goes).
+  std::optional<LockService> locks;
   std::optional<CacheAdmin> cache_admin;
   std::optional<admin::AdminServer> admin;
   rpc::DuplicateCache duplicates;
@@ -273,6 +279,15 @@ GatewayApp::GatewayApp(config::Config cfg, std::string config_path, const cache:
   p.dispatcher.use_duplicate_cache(&p.duplicates);
   p.dispatcher.add(rpc::make_mount3_table(*p.mount));
   p.dispatcher.add(rpc::make_mount1_table(*p.mount));
+  if (cfg_.server.nlm_port != 0) {
+    // A granted lock: the file's cached attributes are asked of the origin again.
+    p.locks.emplace(io_, cfg_, *p.translator, [&p](std::uint32_t id, const nfs3::FileHandle& fh) {
+      std::lock_guard lock(p.stacks_mu);
+      auto it = p.serving.find(id);
+      if (it != p.serving.end() && it->second->cache) it->second->cache->forget_attributes(fh);
+    }, make_origin_locks(io_), stop_origin_locks);
+    p.dispatcher.add(rpc::make_nlm4_table(p.locks->service()));
+  }
   p.cache_admin.emplace(*p.metadata, p.blocks.get(), std::move(admin_exports));
   p.cache_admin->use_duplicate_counts([d = &p.duplicates] { return d->counts(); });
   if (p.dirty_files) {
@@ -340,7 +355,14 @@ GatewayApp::GatewayApp(config::Config cfg, std::string config_path, const cache:
   std::uint16_t mount_port = nfs_port_;
   if (cfg_.server.mount_port != 0 && cfg_.server.mount_port != nfs_port_)
     mount_port = p.server->listen(cfg_.server.listen, cfg_.server.mount_port);
-  if (cfg_.server.register_rpcbind) p.rpcbind.emplace(nfs_port_, mount_port);
+  std::uint16_t nlm_port = 0;
+  if (cfg_.server.nlm_port != 0) {
+    nlm_port = cfg_.server.nlm_port == nfs_port_ || cfg_.server.nlm_port == mount_port
+                   ? cfg_.server.nlm_port
+                   : p.server->listen(cfg_.server.listen, cfg_.server.nlm_port);
+    spdlog::info("NLM v4 on TCP port {}", nlm_port);
+  }
+  if (cfg_.server.register_rpcbind) p.rpcbind.emplace(nfs_port_, mount_port, nlm_port);
   // Listening: the last run's hot set comes back into memory in the background,
   // not competing with the start itself (cache/metadata_store.h).
   p.metadata->preload_in_background();
@@ -628,6 +650,7 @@ void GatewayApp::run(bool handle_signals) {
     std::lock_guard lock(parts_->stacks_mu);
     for (auto& st : parts_->stacks) start_export(*st);
     if (parts_->flusher) parts_->flusher->start();
+    if (parts_->locks) parts_->locks->start();
     parts_->running = true;
   }
   std::optional<asio::signal_set> signals;
@@ -715,6 +738,7 @@ void GatewayApp::stop() {
     for (auto& t : parts_->retiring) t->cancel();
     parts_->server->stop();
     if (parts_->flusher) parts_->flusher->stop();
+    if (parts_->locks) parts_->locks->stop();
     for (auto& f : parts_->forwarders) f->stop();
     io_.stop();
   });
