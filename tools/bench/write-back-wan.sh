@@ -13,8 +13,9 @@
 #      timed until the last COMMIT answered; then the flush;
 #   3. unpack: one client, --files files of --file-kib KiB, one at a time, each
 #      CREATE, WRITE, COMMIT, SETATTR (mode, atime and mtime, as tar -x); through
-#      /back also with a SETATTR of the mode only (--setattr mode: a time set on a
-#      dirty file makes nfsgw flush the file first); then the flush.
+#      /back also with a SETATTR of the mode only (--setattr mode: the times of a
+#      dirty file are kept and sent after its data, so the two should cost the
+#      same); then the flush.
 # After each flush the files are checked at the origin (size and content; unpack:
 # also mode and mtime). Every figure comes with the MiB wan-emu carried towards
 # the origin. --reps N repeats everything in fresh folders; medians are printed.
