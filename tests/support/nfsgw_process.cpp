@@ -93,6 +93,7 @@ void append_export(std::string& t, const ExportSettings& e, const std::string& o
   if (e.origin_timeout) t += "origin_timeout = " + quoted(*e.origin_timeout) + "\n";
   if (e.writes) t += "writes = " + quoted(*e.writes) + "\n";
   if (e.write_back_delay) t += "write_back_delay = " + quoted(*e.write_back_delay) + "\n";
+  for (const auto& [key, value] : e.export_extra) t += key + " = " + value + "\n";
 }
 
 }  // namespace

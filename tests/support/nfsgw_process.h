@@ -72,6 +72,8 @@ struct ExportSettings {
   std::optional<std::string> origin_timeout;  // duration string; unset: nfsgw's default
   std::optional<std::string> writes;            // "through" | "back"; unset: nfsgw's default
   std::optional<std::string> write_back_delay;  // duration string
+  /// More keys of this export, each value as TOML text: {"origin_nlm_port", "4045"}.
+  std::vector<std::pair<std::string, std::string>> export_extra;
 };
 
 /// A gateway: its first export (the inherited fields, as before), the server and

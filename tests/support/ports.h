@@ -184,4 +184,9 @@ inline const std::uint16_t kWriteBackGatewayPort = port(70);
 /// tmpfs (disk full), or run under the power-loss shim.
 inline const std::uint16_t kWriteBackSecondGatewayPort = port(71);
 
+/// nlm_test: the shared origin's NLM, and an nfsgw serving NLM.
+inline const std::uint16_t kNlmOriginPort = port(72);
+inline const std::uint16_t kNlmGatewayPort = port(73);
+inline const std::uint16_t kNlmGatewayNlmPort = port(74);
+
 }  // namespace integ
