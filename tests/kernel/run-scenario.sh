@@ -136,7 +136,8 @@ netns_setup() {
   mount -t tmpfs -o mode=0755 nfsgw-kernel-run /run
   mkdir -p /run/rpcbind /run/lock
   chown _rpc /run/rpcbind 2>/dev/null || true
-  { echo "127.0.0.1 localhost"; echo "10.0.2.2 nfs-server"
+  # (the host's own name too: statd and nfsgw resolve it, as /etc/hosts does)
+  { echo "127.0.0.1 localhost $(hostname)"; echo "10.0.2.2 nfs-server"
     local c
     for c in a b c d; do echo "10.0.2.$((15 + $(slot_index $c))) guest-$c"; done
   } > "$RUN/hosts"
