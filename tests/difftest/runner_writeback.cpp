@@ -70,8 +70,17 @@ bool Runner::absorbed(const Step& s, int a, const Reply& r, std::vector<Violatio
   if (s.stable == Stable::FileSync && r.committed != 2)
     found.push_back({s.id, "WRITE stability", "a FILE_SYNC WRITE answered committed " + std::to_string(r.committed) + "\n"});
   Obj& o = model_.obj(a);
+  const bool became_dirty = !o.dirty;
   if (!o.dirty) o.dirty.emplace();
   Dirty& d = *o.dirty;
+  // The snapshot comes from /back's metadata cache, which (ttl) may not have seen
+  // the origin's copy grow before the WRITE: then it changed behind nfsgw's back
+  // as surely as after it (a conflict), and a later reply from below may show the
+  // origin's larger size.
+  if (became_dirty && r.attr) {
+    const AttrValue& now = o.attrs.current();
+    if (now && now->size > r.attr->size) d.conflict = true;
+  }
   d.write(s.offset, s.data);
   if (r.attr) {
     d.size = r.attr->size;
