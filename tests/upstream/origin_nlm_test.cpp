@@ -527,9 +527,11 @@ TEST(OriginNlmFake, UndecodableReplyIsNoAnswer) {
 }
 
 // Lock + unlock pairs per second straight against ganesha's NLM through
-// OriginNlm, one pair at a time, on loopback (docs/benchmarks.md). Not a timed
-// assertion: it prints its figures. Bounded: 2,000 pairs or 20 s per run.
-TEST_F(OriginNlmTest, DISABLED_LockUnlockRate) {
+// OriginNlm, one pair at a time, on loopback. Not a timed assertion: it checks
+// that every one of the repeated pairs is granted (no owner state left behind at
+// the origin) and prints its figures. Bounded: 2,000 pairs or 20 s per run (about
+// 1 s in all at the measured 6,000+ pairs/s); CI runs it with the upstream tests.
+TEST_F(OriginNlmTest, LockUnlockRate) {
   Loop loop;
   const auto fh = make_file("rate");
   const std::string name = caller(10);
