@@ -38,13 +38,7 @@ set -euo pipefail
 cmd=${1:?start|stop}
 state=${2:?state dir}
 
-start_rpcbind() {
-  if ! rpcinfo -p 127.0.0.1 >/dev/null 2>&1; then
-    mkdir -p /run/rpcbind
-    rpcbind -w 9>&- || rpcbind 9>&-  # a daemon must not keep the start lock (fd 9)
-    for _ in $(seq 50); do rpcinfo -p 127.0.0.1 >/dev/null 2>&1 && break; sleep 0.1; done
-  fi
-}
+services="$(dirname "$0")/host-services.sh"  # starts daemons without fd 9, the start lock
 
 case "$cmd" in
 start)
@@ -64,7 +58,7 @@ start)
   # the daemon itself does not inherit it (9>&- below).
   exec 9>/tmp/nfsgw-origin-start.lock
   flock -w 300 9 || { echo "another origin held the start lock for 300 s" >&2; exit 1; }
-  start_rpcbind
+  bash "$services" rpcbind
   mkdir -p "$state/recovery"
   nlm_port=${ORIGIN_NLM_PORT:-0}
   enable_nlm=false
@@ -72,10 +66,7 @@ start)
   if [ "$nlm_port" != 0 ]; then
     enable_nlm=true
     nlm_extra="NSM_Use_Caller_Name = ${ORIGIN_NSM_USE_CALLER_NAME:-true};"
-    if ! pgrep -x rpc.statd >/dev/null; then
-      rpc.statd 9>&- || { echo "cannot start rpc.statd (needed by ganesha's NLM)" >&2; exit 1; }
-      for _ in $(seq 50); do rpcinfo -T tcp 127.0.0.1 100024 1 >/dev/null 2>&1 && break; sleep 0.1; done
-    fi
+    bash "$services" statd || { echo "cannot start rpc.statd (needed by ganesha's NLM)" >&2; exit 1; }
   fi
   grace="Graceless = true;"
   if [ -n "${ORIGIN_GRACE_PERIOD:-}" ]; then

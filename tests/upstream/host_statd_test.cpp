@@ -1,6 +1,7 @@
 // HostStatd and the restart notice (gateway/upstream/host_statd.h) against the
-// host's real rpc.statd (nfs-common) and rpcbind on 127.0.0.1; they need root. No
-// origin is started.
+// host's real rpc.statd (nfs-common) and rpcbind on 127.0.0.1, started by
+// scripts/host-services.sh when they are not registered; they need root. No origin
+// is started.
 //
 // statd's callback: Linux's statd accepts SM_MON only with my_prog 100021 and calls
 // back over UDP on the loopback at the port rpcbind gives for (100021, my_vers,
@@ -22,6 +23,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <future>
 #include <mutex>
@@ -319,6 +321,12 @@ std::int32_t fresh_state(int n) {
 
 class HostStatdTest : public ::testing::Test {
  protected:
+  /// The host's statd, started when it is not registered with rpcbind (as CI's
+  /// fresh machine has it until an origin with NLM starts it).
+  static void SetUpTestSuite() {
+    const std::string cmd = "bash " + std::string(NFSGW_SOURCE_DIR) + "/scripts/host-services.sh statd";
+    ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd << " failed: these tests need the host's rpc.statd";
+  }
   void TearDown() override {
     HostStatd statd(loop_.io(), test_options());
     (void)loop_.run([&]() { return statd.unmonitor_all(); });
