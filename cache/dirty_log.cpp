@@ -65,7 +65,7 @@ std::pair<std::uint64_t, std::uint64_t> DirtyLog::append_locked(const std::strin
     // A full disk: a current segment whose bytes are all clean holds space that
     // only moving past it gives back (the dead segments go). Once, then as it is.
     const SegmentUse& now = segments_[current_];
-    if (now.size == 0 || now.live > 0) throw;
+    if (now.size == 0 || now.in_use()) throw;
     rotate_locked();
     at = files_.append(current_, frame);
   }
@@ -82,7 +82,7 @@ std::optional<DirtyLog::Placed> DirtyLog::log_locked(DirtyRecord& r, bool may_re
     // A current segment whose bytes are all clean counts until the log moves past
     // it: it moves now, and the dead segments go.
     const SegmentUse& cur = segments_[current_];
-    if (cur.size == 0 || cur.live > 0) return std::nullopt;
+    if (cur.size == 0 || cur.in_use()) return std::nullopt;
     rotate_locked();
     if (log_bytes_ + frame.size() > options_.budget_bytes) return std::nullopt;
   }
@@ -117,7 +117,9 @@ DirtyLog::Appended DirtyLog::write(const ObjectKey& file, std::uint64_t offset, 
   p.written_ms = options_.clock->now_ms();
   segments_[segment].live += data.size();
   put_locked(file, offset, p.end, std::move(p));
-  files_dirty_[file].newest_segment = segment;
+  FileDirty& f = files_dirty_[file];
+  f.newest_segment = segment;
+  written_after_times_locked(f);
   if (stable) sync_through(seq, lock);
   return Appended::Ok;
 }
@@ -203,9 +205,83 @@ void DirtyLog::undo(DirtyRecord::Kind kind, const ObjectKey& file, std::uint64_t
   const auto [segment, at, seq] = *log_locked(r, /*may_refuse=*/false);
   FileDirty& f = files_dirty_[file];
   cut_locked(f, from, kEnd);
+  if (kind == DirtyRecord::Kind::Drop) set_times_locked(f, std::nullopt, segment);
   f.newest_segment = segment;
   sync_through(seq, lock);
   drop_dead_segments_locked();
+}
+
+// ---- kept times -----------------------------------------------------------------------
+
+void DirtyLog::set_times_locked(FileDirty& f, std::optional<KeptTimes> t, std::uint64_t segment) {
+  if (f.times) {
+    auto s = segments_.find(f.times_segment);
+    if (s != segments_.end() && s->second.held > 0) --s->second.held;
+  }
+  if (t && !t->atime && !t->mtime) t.reset();
+  f.times = std::move(t);
+  if (f.times) {
+    ++segments_[segment].held;
+    f.times_segment = segment;
+  }
+}
+
+void DirtyLog::written_after_times_locked(FileDirty& f) {
+  if (!f.times || !f.times->mtime) return;
+  // The record stays where it is (its atime still counts on a replay, which
+  // applies this write after it); only the index changes.
+  KeptTimes t = *f.times;
+  t.mtime.reset();
+  set_times_locked(f, std::move(t), f.times_segment);
+}
+
+KeptTimes DirtyLog::keep_times(const ObjectKey& file, const std::optional<nfs3::Time>& atime,
+                               const std::optional<nfs3::Time>& mtime, const Writer& writer) {
+  std::unique_lock lock(mu_);
+  const auto found = files_dirty_.find(file);
+  const std::optional<KeptTimes> was = found == files_dirty_.end() ? std::nullopt : found->second.times;
+  DirtyRecord r;
+  r.kind = DirtyRecord::Kind::Times;
+  r.file = file;
+  r.writer = writer;
+  r.atime = atime ? atime : (was ? was->atime : std::nullopt);
+  r.mtime = mtime ? mtime : (was ? was->mtime : std::nullopt);
+  const auto [segment, at, seq] = *log_locked(r, /*may_refuse=*/false);
+  KeptTimes now{r.atime, r.mtime, writer, was ? was->since : options_.clock->now_ms(), seq};
+  FileDirty& f = files_dirty_[file];
+  set_times_locked(f, now, segment);
+  f.newest_segment = segment;
+  sync_through(seq, lock);
+  return now;
+}
+
+std::optional<KeptTimes> DirtyLog::kept_times(const ObjectKey& file) const {
+  std::lock_guard lock(mu_);
+  const auto it = files_dirty_.find(file);
+  if (it == files_dirty_.end()) return std::nullopt;
+  return it->second.times;
+}
+
+void DirtyLog::times_sent(const ObjectKey& file, std::uint64_t seq) {
+  std::unique_lock lock(mu_);
+  const auto it = files_dirty_.find(file);
+  if (it == files_dirty_.end() || !it->second.times || it->second.times->seq != seq) return;
+  DirtyRecord r;
+  r.kind = DirtyRecord::Kind::Times;  // with no time: none kept any more
+  r.file = file;
+  const auto placed = *log_locked(r, /*may_refuse=*/false);
+  set_times_locked(it->second, std::nullopt, placed.segment);
+  it->second.newest_segment = placed.segment;
+  sync_through(placed.seq, lock);
+  drop_dead_segments_locked();
+}
+
+std::vector<ObjectKey> DirtyLog::files_with_times() const {
+  std::lock_guard lock(mu_);
+  std::vector<ObjectKey> out;
+  for (const auto& [key, f] : files_dirty_)
+    if (f.times) out.push_back(key);
+  return out;
 }
 
 // ---- the index ------------------------------------------------------------------------
@@ -410,7 +486,7 @@ void DirtyLog::drop_dead_segments_locked() {
   bool removed = false;
   while (!segments_.empty()) {
     auto oldest = segments_.begin();
-    if (oldest->first == current_ || oldest->second.live > 0) break;
+    if (oldest->first == current_ || oldest->second.in_use()) break;
     try {
       // A segment may be dead because newer writes replaced its bytes: those must
       // be durable before it goes, or a power loss would lose both (a stable write
@@ -433,7 +509,7 @@ void DirtyLog::drop_dead_segments_locked() {
   // forgotten: nothing a replay could bring back.
   const std::uint64_t first = segments_.empty() ? 0 : segments_.begin()->first;
   std::erase_if(files_dirty_, [first](const auto& kv) {
-    return kv.second.pieces.empty() && kv.second.newest_segment < first;
+    return kv.second.pieces.empty() && !kv.second.times && kv.second.newest_segment < first;
   });
 }
 
@@ -533,11 +609,18 @@ void DirtyLog::replay() {
           p.written_ms = now;
           segments_[n].live += r.data.size();
           put_locked(r.file, r.offset, p.end, std::move(p));
+          written_after_times_locked(f);
           break;
         }
         case DirtyRecord::Kind::Truncate: cut_locked(f, r.offset, kEnd); break;
         case DirtyRecord::Kind::Clean: clean_locked(f, r.offset, r.offset + r.length, r.upto); break;
-        case DirtyRecord::Kind::Drop: cut_locked(f, 0, kEnd); break;
+        case DirtyRecord::Kind::Drop:
+          cut_locked(f, 0, kEnd);
+          set_times_locked(f, std::nullopt, n);
+          break;
+        case DirtyRecord::Kind::Times:
+          set_times_locked(f, KeptTimes{r.atime, r.mtime, r.writer, now, r.seq}, n);
+          break;
         case DirtyRecord::Kind::Start:
         case DirtyRecord::Kind::CleanStop: break;  // above
       }

@@ -38,6 +38,14 @@
 // every older one is gone too, so a Truncate or Drop record never disappears
 // before the writes it undoes.
 //
+// Kept times: a SETATTR of a dirty file's atime or mtime is answered at once and
+// sent to the origin after the file's data (gateway/writeback). keep_times() logs
+// a synced Times record with the times kept now, so a crash cannot take back a
+// SETATTR that was answered. A Write record after it leaves the mtime unkept (the
+// file's mtime is that write's from then on), a Drop all of it, and times_sent()
+// logs a Times record with none once the origin has them. A segment holding the
+// Times record of times still kept is not dead, whatever its bytes.
+//
 // Budget: the segments' total size (dead bytes in a live segment included) is
 // bounded by budget_bytes; a write that would pass it is refused (Appended::Full)
 // and logs nothing. The caller waits for the flush, or answers JUKEBOX.
@@ -100,6 +108,15 @@ struct DirtyExtent {
   Millis written_ms = 0;
 };
 
+/// Times kept for a file (see above).
+struct KeptTimes {
+  std::optional<nfs3::Time> atime, mtime;  // at least one
+  Writer writer;          // who set them last: the SETATTR goes to the origin as them
+  Millis since = 0;       // when first kept (on opening: when found)
+  std::uint64_t seq = 0;  // the record holding them: names this version
+  friend bool operator==(const KeptTimes&, const KeptTimes&) = default;
+};
+
 class DirtyLog {
  public:
   /// Opens the log in `files` (which must outlive it) and replays it. Throws
@@ -131,6 +148,22 @@ class DirtyLog {
   /// The file is gone (its last name removed): its dirty bytes with it. Durable when
   /// this returns.
   void drop(const ObjectKey& file);
+
+  /// Keeps the given times for the file (each replaces the kept one; nullopt
+  /// leaves it), set by `writer`. Durable when this returns (never refused for
+  /// room: the record is small and the times belong to bytes already logged).
+  /// Returns what is kept now; throws DirtyLogError (then the index is unchanged).
+  KeptTimes keep_times(const ObjectKey& file, const std::optional<nfs3::Time>& atime,
+                       const std::optional<nfs3::Time>& mtime, const Writer& writer);
+  /// The times kept for the file, if any.
+  std::optional<KeptTimes> kept_times(const ObjectKey& file) const;
+  /// The origin took the times of version `seq` (or refused them for good): no
+  /// longer kept, unless kept again since. Durable when this returns: once the file
+  /// is clean its times may change at the origin (a write-through export's WRITE),
+  /// and a replay that sent the old ones again would take that back.
+  void times_sent(const ObjectKey& file, std::uint64_t seq);
+  /// The files with times kept.
+  std::vector<ObjectKey> files_with_times() const;
 
   /// Where the file's dirty bytes end (the least size they imply); nullopt when
   /// it has none.
@@ -177,6 +210,8 @@ class DirtyLog {
   };
   struct FileDirty {
     std::map<std::uint64_t, Piece> pieces;  // by start; never overlapping
+    std::optional<KeptTimes> times;
+    std::uint64_t times_segment = 0;  // where the record of `times` is
     /// The newest segment holding a record of the file: while it is there, a
     /// replay would see the file, so truncate() and drop() must log.
     std::uint64_t newest_segment = 0;
@@ -212,6 +247,11 @@ class DirtyLog {
   void clean_locked(FileDirty& f, std::uint64_t offset, std::uint64_t end, std::uint64_t upto);
   void put_locked(const ObjectKey& file, std::uint64_t offset, std::uint64_t end, Piece piece);
   void forget_piece_bytes_locked(const Piece& p, std::uint64_t bytes);
+  /// The file's kept times become `t` (none when it has no time), held by its
+  /// record in `segment`. mu_ held.
+  void set_times_locked(FileDirty& f, std::optional<KeptTimes> t, std::uint64_t segment);
+  /// A write of the file was logged: its mtime is no longer kept. mu_ held.
+  void written_after_times_locked(FileDirty& f);
   /// Removes the dead segments at the head of the log, then forgets the files whose
   /// records all went with them (only when one went).
   void drop_dead_segments_locked();
@@ -236,6 +276,8 @@ class DirtyLog {
   struct SegmentUse {
     std::uint64_t size = 0;
     std::uint64_t live = 0;
+    std::uint64_t held = 0;  // Times records of times still kept
+    bool in_use() const { return live > 0 || held > 0; }
   };
   std::map<std::uint64_t, SegmentUse> segments_;
   std::uint64_t current_ = 0;    // the segment appended to

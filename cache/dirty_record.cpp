@@ -47,13 +47,45 @@ class Reader {
 };
 
 std::size_t file_bytes(const ObjectKey& f) { return 4 + 1 + f.fh.len; }
+std::size_t writer_bytes(const Writer& w) { return 4 + 4 + 1 + 4 * w.gids.size(); }
+
+constexpr std::uint8_t kAtime = 1, kMtime = 2;
+
+void put_writer(std::string& out, const Writer& w) {
+  put<std::uint32_t>(out, w.uid);
+  put<std::uint32_t>(out, w.gid);
+  put<std::uint8_t>(out, static_cast<std::uint8_t>(w.gids.size()));
+  for (std::uint32_t g : w.gids) put<std::uint32_t>(out, g);
+}
+
+bool get_writer(Reader& r, Writer& w) {
+  std::uint8_t ngids = 0;
+  if (!r.get(w.uid) || !r.get(w.gid) || !r.get(ngids) || ngids > kMaxWriterGids) return false;
+  w.gids.resize(ngids);
+  for (auto& g : w.gids)
+    if (!r.get(g)) return false;
+  return true;
+}
+
+void put_time(std::string& out, const std::optional<nfs3::Time>& t) {
+  put<std::uint32_t>(out, t ? t->seconds : 0);
+  put<std::uint32_t>(out, t ? t->nseconds : 0);
+}
+
+bool get_time(Reader& r, bool present, std::optional<nfs3::Time>& t) {
+  nfs3::Time v;
+  if (!r.get(v.seconds) || !r.get(v.nseconds)) return false;
+  if (present) t = v;
+  return true;
+}
 
 }  // namespace
 
 std::size_t dirty_frame_head_size(const DirtyRecord& r) {
   std::size_t n = kBodyAt + 1 + 1 + 8 + file_bytes(r.file);
   switch (r.kind) {
-    case DirtyRecord::Kind::Write: n += 8 + 4 + 4 + 1 + 4 * r.writer.gids.size() + 4; break;
+    case DirtyRecord::Kind::Write: n += 8 + writer_bytes(r.writer) + 4; break;
+    case DirtyRecord::Kind::Times: n += 1 + 16 + writer_bytes(r.writer); break;
     case DirtyRecord::Kind::Truncate:
     case DirtyRecord::Kind::Start:
     case DirtyRecord::Kind::CleanStop: n += 8; break;
@@ -83,12 +115,15 @@ void encode_dirty_record(const DirtyRecord& r, std::string& out) {
   switch (r.kind) {
     case DirtyRecord::Kind::Write:
       put<std::uint64_t>(out, r.offset);
-      put<std::uint32_t>(out, r.writer.uid);
-      put<std::uint32_t>(out, r.writer.gid);
-      put<std::uint8_t>(out, static_cast<std::uint8_t>(r.writer.gids.size()));
-      for (std::uint32_t g : r.writer.gids) put<std::uint32_t>(out, g);
+      put_writer(out, r.writer);
       put<std::uint32_t>(out, static_cast<std::uint32_t>(r.data.size()));
       out.append(r.data);
+      break;
+    case DirtyRecord::Kind::Times:
+      put<std::uint8_t>(out, static_cast<std::uint8_t>((r.atime ? kAtime : 0) | (r.mtime ? kMtime : 0)));
+      put_time(out, r.atime);
+      put_time(out, r.mtime);
+      put_writer(out, r.writer);
       break;
     case DirtyRecord::Kind::Truncate:
     case DirtyRecord::Kind::Start:
@@ -135,15 +170,8 @@ std::optional<DecodedFrame> decode_dirty_frame(std::string_view in) {
   switch (kind) {
     case static_cast<std::uint8_t>(DirtyRecord::Kind::Write): {
       rec.kind = DirtyRecord::Kind::Write;
-      std::uint8_t ngids = 0;
       std::uint32_t len = 0;
-      if (!r.get(rec.offset) || !r.get(rec.writer.uid) || !r.get(rec.writer.gid) || !r.get(ngids) ||
-          ngids > kMaxWriterGids)
-        return std::nullopt;
-      rec.writer.gids.resize(ngids);
-      for (auto& g : rec.writer.gids)
-        if (!r.get(g)) return std::nullopt;
-      if (!r.get(len)) return std::nullopt;
+      if (!r.get(rec.offset) || !get_writer(r, rec.writer) || !r.get(len)) return std::nullopt;
       d.data_at = r.at();
       if (!r.take(len, rec.data)) return std::nullopt;
       // No write may reach past what an offset can name.
@@ -162,6 +190,14 @@ std::optional<DecodedFrame> decode_dirty_frame(std::string_view in) {
       if (rec.offset > std::numeric_limits<std::uint64_t>::max() - rec.length) return std::nullopt;
       break;
     case static_cast<std::uint8_t>(DirtyRecord::Kind::Drop): rec.kind = DirtyRecord::Kind::Drop; break;
+    case static_cast<std::uint8_t>(DirtyRecord::Kind::Times): {
+      rec.kind = DirtyRecord::Kind::Times;
+      std::uint8_t which = 0;
+      if (!r.get(which) || (which & ~(kAtime | kMtime)) != 0 || !get_time(r, which & kAtime, rec.atime) ||
+          !get_time(r, which & kMtime, rec.mtime) || !get_writer(r, rec.writer))
+        return std::nullopt;
+      break;
+    }
     default: return std::nullopt;
   }
   if (r.at() != total) return std::nullopt;  // trailing bytes: not a frame this version wrote

@@ -11,7 +11,11 @@
 // - Start, CleanStop: the write verifier (u64) of the run that began, or that
 //   ended in good order (the file is empty for both);
 // - Clean: offset (u64), length (u64) and a sequence number (u64): the bytes of
-//   that range written by records up to that number are committed at the origin.
+//   that range written by records up to that number are committed at the origin;
+// - Times: which times follow (u8: 1 atime, 2 mtime; 0 = none kept any more),
+//   atime and mtime (seconds, nanoseconds: u32 each, 0 when absent), and the
+//   writer as in Write (uid, gid, groups): the times a SETATTR set on a dirty
+//   file, to be sent to the origin after its data, as that writer.
 // Integers are little-endian. A frame that is short, torn, or fails its CRC
 // decodes as nothing: never trusted, never partly used.
 #pragma once
@@ -36,7 +40,7 @@ struct Writer {
 inline constexpr std::size_t kMaxWriterGids = 16;
 
 struct DirtyRecord {
-  enum class Kind : std::uint8_t { Write = 1, Truncate = 2, Drop = 3, Start = 4, CleanStop = 5, Clean = 6 };
+  enum class Kind : std::uint8_t { Write = 1, Truncate = 2, Drop = 3, Start = 4, CleanStop = 5, Clean = 6, Times = 7 };
   Kind kind = Kind::Write;
   std::uint64_t seq = 0;
   /// The file: its cache space (the origin's, config::ExportConfig::cache_space)
@@ -45,7 +49,8 @@ struct DirtyRecord {
   std::uint64_t offset = 0;  // Write, Clean: where the bytes start; Truncate: the size; Start, CleanStop: the verifier
   std::uint64_t length = 0;  // Clean: how many bytes
   std::uint64_t upto = 0;    // Clean: the newest write cleaned
-  Writer writer;             // Write
+  Writer writer;             // Write, Times
+  std::optional<nfs3::Time> atime, mtime;  // Times: the times kept (neither: none any more)
   std::string_view data;     // Write: points into the buffer it was decoded from
 };
 

@@ -70,6 +70,7 @@ std::optional<nfs3::Fattr> DirtyFiles::attributes(const cache::ObjectKey& k) con
 
 nfs3::Fattr DirtyFiles::base_locked(const cache::ObjectKey& k, const nfs3::Fattr& origin) const {
   nfs3::Fattr a = origin;
+  const std::optional<cache::KeptTimes> kept = log_.kept_times(k);
   if (const auto end = log_.dirty_end(k)) {
     // Bytes from an earlier run: its snapshots showed other contents under times
     // of their own, which nothing remembers. The origin's times with these bytes
@@ -79,6 +80,12 @@ nfs3::Fattr DirtyFiles::base_locked(const cache::ObjectKey& k, const nfs3::Fattr
     a.used = std::max(a.used, a.size);
     a.mtime = next_time_locked(std::max(a.mtime, a.ctime, [](auto& x, auto& y) { return before(x, y); }));
     a.ctime = a.mtime;
+  }
+  // Times a SETATTR set before a restart, not sent yet: shown as they were.
+  if (kept) {
+    if (kept->atime) a.atime = *kept->atime;
+    if (kept->mtime) a.mtime = *kept->mtime;
+    a.ctime = next_time_locked(std::max(a.mtime, a.ctime, [](auto& x, auto& y) { return before(x, y); }));
   }
   return a;
 }
@@ -111,7 +118,8 @@ bool DirtyFiles::patch(const cache::ObjectKey& k, nfs3::PostOpAttr& a) {
       merged.size = snap.size;
       merged.used = snap.used;
       merged.mtime = snap.mtime;
-      if (e.times && e.times->atime) merged.atime = snap.atime;  // set by a SETATTR not sent yet
+      const std::optional<cache::KeptTimes> kept = log_.kept_times(k);
+      if (kept && kept->atime) merged.atime = snap.atime;  // set by a SETATTR not sent yet
       if (before(a->ctime, snap.ctime)) merged.ctime = snap.ctime;
       changed = merged != snap;
       e.attrs = merged;
@@ -198,11 +206,6 @@ nfs3::WccData DirtyFiles::end_write(const cache::ObjectKey& k, std::uint64_t off
       a.ctime = a.mtime;
       wcc.after = a;
     }
-    // The WRITE sets the mtime anew: a kept one is not sent after it.
-    if (e.times && e.times->mtime) {
-      e.times->mtime.reset();
-      if (!e.times->atime) e.times.reset();
-    }
   }
   bump(k);
   return wcc;
@@ -214,7 +217,7 @@ void DirtyFiles::abort_write(const cache::ObjectKey& k) {
     const auto it = files_.find(k);
     if (it == files_.end()) return;
     if (it->second.writing > 0) --it->second.writing;
-    if (it->second.writing == 0 && !it->second.times && !log_.dirty_end(k)) erase_locked(it);
+    if (it->second.writing == 0 && !log_.kept_times(k) && !log_.dirty_end(k)) erase_locked(it);
   }
   bump(k);
 }
@@ -233,7 +236,7 @@ void DirtyFiles::after_setattr(const cache::ObjectKey& k, const nfs3::Fattr& aft
     if (!size_set) a.size = std::max(size, after.size);
     // The dirty bytes' mtime stays (a SETATTR of the mode does not undo a WRITE),
     // and so do times kept to be sent after the data.
-    const std::optional<PendingTimes>& kept = it->second.times;
+    const std::optional<cache::KeptTimes> kept = log_.kept_times(k);
     if (before(a.mtime, mtime) || (kept && kept->mtime)) a.mtime = mtime;
     if (kept && kept->atime) a.atime = atime;
     // Never back in time for the clients that saw the dirty times.
@@ -243,55 +246,53 @@ void DirtyFiles::after_setattr(const cache::ObjectKey& k, const nfs3::Fattr& aft
   bump(k);
 }
 
-std::optional<nfs3::WccData> DirtyFiles::set_times(const cache::ObjectKey& k, const nfs3::SetTime& atime,
-                                                   const nfs3::SetTime& mtime, const cache::Writer& writer) {
+std::optional<DirtyFiles::TimesToKeep> DirtyFiles::resolve_times(const cache::ObjectKey& k,
+                                                                  const nfs3::SetTime& atime,
+                                                                  const nfs3::SetTime& mtime) const {
+  std::lock_guard lock(mu_);
+  const auto it = files_.find(k);
+  if (it == files_.end() || !it->second.attrs) return std::nullopt;
+  const nfs3::Fattr& a = *it->second.attrs;
+  const nfs3::Time now = next_time_locked(std::max(a.mtime, a.ctime, [](auto& x, auto& y) { return before(x, y); }));
+  auto resolve = [&](const nfs3::SetTime& t) -> std::optional<nfs3::Time> {
+    if (t.how == nfs3::TimeHow::DontChange) return std::nullopt;
+    return t.how == nfs3::TimeHow::ClientTime ? t.time : now;
+  };
+  return TimesToKeep{resolve(atime), resolve(mtime)};
+}
+
+std::optional<nfs3::WccData> DirtyFiles::show_times(const cache::ObjectKey& k, const TimesToKeep& times) {
   nfs3::WccData wcc;
   {
     std::lock_guard lock(mu_);
     const auto it = files_.find(k);
     if (it == files_.end() || !it->second.attrs) return std::nullopt;
-    Entry& e = it->second;
-    nfs3::Fattr& a = *e.attrs;
+    nfs3::Fattr& a = *it->second.attrs;
     wcc.before = wcc_of(a);
     const nfs3::Time last = std::max(a.mtime, a.ctime, [](auto& x, auto& y) { return before(x, y); });
-    const nfs3::Time now = next_time_locked(last);
-    if (!e.times) e.times = PendingTimes{std::nullopt, std::nullopt, writer, clock_.now_ms()};
-    e.times->writer = writer;
-    auto take = [&](const nfs3::SetTime& t, nfs3::Time& shown, std::optional<nfs3::Time>& kept) {
-      if (t.how == nfs3::TimeHow::DontChange) return;
-      shown = t.how == nfs3::TimeHow::ClientTime ? t.time : now;
-      kept = shown;
-    };
-    take(atime, a.atime, e.times->atime);
-    take(mtime, a.mtime, e.times->mtime);
-    if (!e.times->atime && !e.times->mtime) e.times.reset();
-    a.ctime = now;  // a change of the file's attributes
+    if (times.atime) a.atime = *times.atime;
+    if (times.mtime) a.mtime = *times.mtime;
+    a.ctime = next_time_locked(last);  // a change of the file's attributes
     wcc.after = a;
   }
   bump(k);
   return wcc;
 }
 
-std::optional<PendingTimes> DirtyFiles::pending_times(const cache::ObjectKey& k) const {
+std::optional<cache::KeptTimes> DirtyFiles::pending_times(const cache::ObjectKey& k) const {
   if (!may_have(k)) return std::nullopt;
-  std::lock_guard lock(mu_);
-  const auto it = files_.find(k);
-  if (it == files_.end()) return std::nullopt;
-  return it->second.times;
-}
-
-void DirtyFiles::times_sent(const cache::ObjectKey& k, const PendingTimes& sent) {
-  std::lock_guard lock(mu_);
-  const auto it = files_.find(k);
-  if (it != files_.end() && it->second.times == sent) it->second.times.reset();
+  return log_.kept_times(k);
 }
 
 std::vector<cache::ObjectKey> DirtyFiles::times_only() const {
   std::vector<cache::ObjectKey> out;
   if (!any()) return out;
+  const std::vector<cache::ObjectKey> kept = log_.files_with_times();
   std::lock_guard lock(mu_);
-  for (const auto& [k, e] : files_)
-    if (e.times && e.writing == 0 && !log_.dirty_end(k)) out.push_back(k);
+  for (const cache::ObjectKey& k : kept) {
+    const auto it = files_.find(k);
+    if (it != files_.end() && it->second.writing == 0 && !log_.dirty_end(k)) out.push_back(k);
+  }
   return out;
 }
 
@@ -330,7 +331,7 @@ bool DirtyFiles::settle(const cache::ObjectKey& k) {
     std::lock_guard lock(mu_);
     const auto it = files_.find(k);
     if (it == files_.end()) return true;
-    if (it->second.writing > 0 || it->second.times || log_.dirty_end(k)) return false;
+    if (it->second.writing > 0 || log_.kept_times(k) || log_.dirty_end(k)) return false;
     erase_locked(it);
   }
   bump(k);
@@ -348,7 +349,9 @@ void DirtyFiles::forget(const cache::ObjectKey& k) {
 }
 
 void DirtyFiles::load_from_log() {
-  for (const cache::ObjectKey& k : log_.dirty_files()) {
+  std::vector<cache::ObjectKey> keys = log_.dirty_files();
+  for (cache::ObjectKey& k : log_.files_with_times()) keys.push_back(std::move(k));
+  for (const cache::ObjectKey& k : keys) {
     {
       std::lock_guard lock(mu_);
       make_locked(k);

@@ -47,15 +47,6 @@ struct WriteBackMeters {
   static void add(std::atomic<std::uint64_t>& c, std::uint64_t n = 1) { c.fetch_add(n, std::memory_order_relaxed); }
 };
 
-/// Times a SETATTR set on a dirty file, kept to be sent after its data (the
-/// flusher sends them once the file has no dirty byte left).
-struct PendingTimes {
-  std::optional<nfs3::Time> atime, mtime;
-  cache::Writer writer;    // who set them: the SETATTR to the origin goes as them
-  cache::Millis since = 0;  // when first set (the write-back delay counts from it)
-  friend bool operator==(const PendingTimes&, const PendingTimes&) = default;
-};
-
 class DirtyFiles {
  public:
   static constexpr std::size_t kStripes = 64;
@@ -111,18 +102,22 @@ class DirtyFiles {
   void after_setattr(const cache::ObjectKey& k, const nfs3::Fattr& after, bool size_set);
 
   /// A SETATTR of the file's times (atime, mtime: each DontChange, ServerTime or
-  /// ClientTime), kept instead of sent: the snapshot shows them at once (ctime
-  /// moves on), and they are sent to the origin after the file's dirty bytes, as
-  /// `writer`. A later WRITE sets the mtime anew (the kept one is not sent).
-  /// Returns the SETATTR's WCC data; nullopt when the file has no snapshot (the
-  /// SETATTR then goes to the origin as it is).
-  std::optional<nfs3::WccData> set_times(const cache::ObjectKey& k, const nfs3::SetTime& atime,
-                                         const nfs3::SetTime& mtime, const cache::Writer& writer);
-  /// The times kept for the file, if any.
-  std::optional<PendingTimes> pending_times(const cache::ObjectKey& k) const;
-  /// The origin took (or refused for good) `sent`: no longer kept, unless set
-  /// again since.
-  void times_sent(const cache::ObjectKey& k, const PendingTimes& sent);
+  /// ClientTime), to be kept instead of sent. Two steps, so that nothing shows
+  /// before it is durable: resolve_times() gives the times to keep (the server's
+  /// time resolved to now, after every time the snapshot shows; nullopt when the
+  /// file has no snapshot: the SETATTR then goes to the origin as it is); the
+  /// caller logs them (DirtyLog::keep_times, on the disk pool), then show_times()
+  /// puts them in the snapshot (ctime moves on) and gives the SETATTR's WCC data
+  /// (nullopt when the snapshot went meanwhile). The log keeps them until the
+  /// flusher has sent them after the file's dirty bytes.
+  struct TimesToKeep {
+    std::optional<nfs3::Time> atime, mtime;
+  };
+  std::optional<TimesToKeep> resolve_times(const cache::ObjectKey& k, const nfs3::SetTime& atime,
+                                           const nfs3::SetTime& mtime) const;
+  std::optional<nfs3::WccData> show_times(const cache::ObjectKey& k, const TimesToKeep& times);
+  /// The times kept for the file (the log's), if any.
+  std::optional<cache::KeptTimes> pending_times(const cache::ObjectKey& k) const;
   /// The files with times kept and no dirty byte nor WRITE on its way (only their
   /// times are left to send).
   std::vector<cache::ObjectKey> times_only() const;
@@ -136,12 +131,12 @@ class DirtyFiles {
   void cleaning(const cache::ObjectKey& k);
   /// The clean count; nullopt when the file has no entry.
   std::optional<std::uint64_t> clean_count(const cache::ObjectKey& k) const;
-  /// Drops the entry when the log has no dirty byte of the file, no WRITE is on
-  /// its way and no times are kept; returns whether the file is clean now.
+  /// Drops the entry when the log has no dirty byte nor kept time of the file and
+  /// no WRITE is on its way; returns whether the file is clean now.
   bool settle(const cache::ObjectKey& k);
   /// The file is gone at the origin (its bytes dropped from the log): the entry goes.
   void forget(const cache::ObjectKey& k);
-  /// Entries made for files with bytes in the log (at start, after replay).
+  /// Entries made for files with bytes or times in the log (at start, after replay).
   void load_from_log();
 
  private:
@@ -151,7 +146,6 @@ class DirtyFiles {
     std::uint32_t writing = 0;
     std::uint64_t cleans = 0;
     bool refresh = false;  // the origin part of attrs may be stale (see origin_may_have_changed)
-    std::optional<PendingTimes> times;
   };
   struct alignas(64) Stripe {
     std::atomic<std::uint64_t> changes{0};

@@ -163,7 +163,7 @@ Awaitable<void> Flusher::pass() {
     if (plan->skip.contains(k)) continue;
     const auto cut = plan->cutoff.find(k.export_id);
     if (cut == plan->cutoff.end()) continue;
-    const std::optional<PendingTimes> t = files_.pending_times(k);
+    const std::optional<cache::KeptTimes> t = files_.pending_times(k);
     if (!t || (!plan->forced.contains(k) && t->since > cut->second)) continue;
     std::uint64_t attempt = 0;
     {
@@ -432,7 +432,7 @@ Awaitable<void> Flusher::flush_one(cache::ObjectKey k, std::vector<cache::DirtyE
 }
 
 Awaitable<bool> Flusher::send_times(const cache::ObjectKey& k, Nfs3Program& via) {
-  const std::optional<PendingTimes> t = files_.pending_times(k);
+  const std::optional<cache::KeptTimes> t = files_.pending_times(k);
   // None kept, or bytes still dirty (written since, or another attempt's): sent
   // after those.
   if (!t || files_.log().dirty_end(k)) co_return true;
@@ -443,23 +443,23 @@ Awaitable<bool> Flusher::send_times(const cache::ObjectKey& k, Nfs3Program& via)
   if (t->mtime) a.new_attributes.mtime = nfs3::SetTime{nfs3::TimeHow::ClientTime, *t->mtime};
   const nfs3::SetattrRes r = co_await via.setattr(ctx, std::move(a));
   WriteBackMeters& m = files_.meters();
-  if (r.status == Status::Ok) {
-    files_.times_sent(k, *t);
-  } else if (r.gateway_status) {
-    co_return false;  // no answer from the origin: tried again after the backoff
-  } else if (r.status == Status::Stale) {
+  if (r.gateway_status) co_return false;  // no answer from the origin: tried again after the backoff
+  if (r.status == Status::Stale) {
     spdlog::warn("write-back: file {} is gone at the origin (STALE): the times set on it are dropped",
                  hex_of(k.fh));
+    auto drop = datacache::on_pool(pool_, [this, k] { files_.log().drop(k); });
+    co_await std::move(drop);
     files_.forget(k);
     WriteBackMeters::add(m.stale_dropped);
     co_return true;
-  } else {
-    // The owner set them (or had write access for the server's time): a refusal
-    // now is the origin's for good; logged, not tried again.
+  }
+  // The owner set them (or had write access for the server's time): a refusal
+  // now is the origin's for good; logged, not tried again.
+  if (r.status != Status::Ok)
     spdlog::warn("write-back: the origin refused the times set on file {} ({}): they are dropped", hex_of(k.fh),
                  nfs3::status_name(r.status));
-    files_.times_sent(k, *t);
-  }
+  auto sent = datacache::on_pool(pool_, [this, k, seq = t->seq] { files_.log().times_sent(k, seq); });
+  co_await std::move(sent);
   if (files_.settle(k)) WriteBackMeters::add(m.flushed_files);
   co_return true;
 }

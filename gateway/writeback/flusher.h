@@ -33,7 +33,7 @@
 //     an attempt that starts while another of the file is out: that one's WRITEs
 //     changed the attributes. What nfsgw saw is taken from the COMMIT of the
 //     attempt started last.)
-// Times a SETATTR set on a dirty file (kept by DirtyFiles::set_times) are sent
+// Times a SETATTR set on a dirty file (kept in the dirty log: DirtyLog::keep_times) are sent
 // as one SETATTR, as the one who set them, after the COMMIT that leaves the file
 // without a dirty byte (or, with no bytes left to send, in an attempt of their
 // own, due as bytes would be). Once a file has no dirty byte nor kept times left

@@ -417,14 +417,33 @@ Awaitable<nfs3::SetattrRes> WriteBack::setattr(const CallContext& ctx, nfs3::Set
       first = co_await setattr(ctx, std::move(rest));
       if (first->status != Status::Ok) co_return std::move(*first);
     }
-    if (std::optional<nfs3::WccData> wcc = files_.set_times(k, atime, mtime, writer_of(ctx.cred))) {
-      nfs3::SetattrRes r;
-      r.status = Status::Ok;
-      r.obj_wcc = *wcc;
-      if (first) r.obj_wcc.before = first->obj_wcc.before;
-      co_return r;
+    if (const auto keep = files_.resolve_times(k, atime, mtime)) {
+      // Durable before anyone sees them: no crash takes back a SETATTR once answered.
+      auto log = datacache::on_pool(pool_, [this, k, &keep, writer = writer_of(ctx.cred)] {
+        files_.log().keep_times(k, keep->atime, keep->mtime, writer);
+      });
+      bool kept = false;
+      try {
+        co_await std::move(log);
+        kept = true;
+      } catch (const std::exception& e) {
+        WriteBackMeters::add(files_.meters().log_errors);
+        if (std::uint64_t dropped = 0; log_errors_.allow(dropped))
+          spdlog::error("write-back: the dirty log cannot keep the times of a SETATTR ({}): it goes to the origin "
+                        "after the file's flush instead ({} such failures not logged before)",
+                        e.what(), dropped);
+      }
+      if (kept) {
+        if (std::optional<nfs3::WccData> wcc = files_.show_times(k, *keep)) {
+          nfs3::SetattrRes r;
+          r.status = Status::Ok;
+          r.obj_wcc = *wcc;
+          if (first) r.obj_wcc.before = first->obj_wcc.before;
+          co_return r;
+        }
+      }
     }
-    // Clean meanwhile (no snapshot): to the origin as usual, below.
+    // Clean meanwhile (no snapshot), or the log failed: to the origin as usual, below.
     args.new_attributes = rest.new_attributes;
     args.new_attributes.atime = atime;
     args.new_attributes.mtime = mtime;

@@ -36,14 +36,15 @@
 //   permission from the layer below);
 // - SETATTR of a dirty file's times (atime, mtime), by its owner (or, for the
 //   server's time, by one granted Modify), with no size and no guard: the times
-//   are kept with the dirty file (DirtyFiles::set_times), answered at once and by
-//   every GETATTR meanwhile, and sent by the flusher after the file's data and
+//   are kept with the dirty file (DirtyFiles::set_times, then the dirty log),
+//   answered at once and by every GETATTR meanwhile, and sent by the flusher after the file's data and
 //   COMMIT (a mode or owner in the same call goes to the origin first). Other
 //   times, and any size, first have the file flushed (kept times included), then
 //   go to the origin, and a size cuts what was written meanwhile; a mode or owner
-//   goes at once and the snapshot takes the origin's answer. Kept times live in
-//   memory only: a kill -9 or a power loss before the flush loses them (the data
-//   stays; the file then has the flush's mtime).
+//   goes at once and the snapshot takes the origin's answer. Kept times are
+//   logged (DirtyLog::keep_times, synced) before the SETATTR is answered, so a
+//   kill -9 or a power loss before the flush loses nothing; a log that cannot
+//   take them has the SETATTR flushed and sent instead.
 // - REMOVE, RENAME and the rest go through: dirty data follows the handle, and a
 //   file whose last name is gone answers the flush STALE, which drops its bytes.
 //

@@ -21,6 +21,7 @@
 #include <gtest/gtest.h>
 #include <nfsc/libnfs.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -259,6 +260,41 @@ TEST(WriteBack, AcknowledgedWritesSurviveKillNineAndReachTheOrigin) {
   EXPECT_TRUE(some_differ);
   ASSERT_TRUE(flushed());
   for (const auto& [name, data] : expected) EXPECT_EQ(at_origin(name), data) << name;
+}
+
+// A tar unpack's SETATTR of the times, answered from the dirty file, then kill -9
+// before any flush: the restarted nfsgw still shows those times (every export),
+// and the flush sets them at the origin after the data. Before the fix the times
+// lived in memory only and came back as the flush's own mtime.
+TEST(WriteBack, TimesSetOnADirtyFileSurviveKillNineAndReachTheOrigin) {
+  REQUIRE_SETUP();
+  const std::string data = pattern(200000, 7);
+  constexpr std::uint64_t kMtime = 1200000000, kAtime = 1000000000;
+  {
+    NfsClient back(url_of(kBack));
+    ASSERT_EQ(back.mount_status(), 0) << back.mount_error();
+    ASSERT_EQ(write_file(back, "/wb-times", data), 0) << back.error();
+    timeval times[2] = {{static_cast<time_t>(kAtime), 0}, {static_cast<time_t>(kMtime), 0}};
+    ASSERT_EQ(nfs_utimes(back, "/wb-times", times), 0) << back.error();
+    EXPECT_EQ(lstat_of(back, "/wb-times").mtime, kMtime);
+  }
+  // Positive control: the origin has neither the bytes nor the times yet.
+  struct stat at{};
+  ASSERT_EQ(::stat((origin().export_dir() + "/wb-times").c_str(), &at), 0);
+  EXPECT_NE(static_cast<std::uint64_t>(at.st_mtime), kMtime);
+  EXPECT_EQ(at.st_size, 0);
+  ASSERT_EQ(gw().kill9(), 137);
+  gw().start();
+  NfsClient through(url_of(kThrough));
+  ASSERT_EQ(through.mount_status(), 0) << through.mount_error();
+  const Attrs after = lstat_of(through, "/wb-times");
+  EXPECT_EQ(after.mtime, kMtime) << gw().log();
+  EXPECT_EQ(after.size, data.size());
+  ASSERT_TRUE(flushed());
+  ASSERT_EQ(::stat((origin().export_dir() + "/wb-times").c_str(), &at), 0);
+  EXPECT_EQ(static_cast<std::uint64_t>(at.st_mtime), kMtime);
+  EXPECT_EQ(static_cast<std::uint64_t>(at.st_atime), kAtime);
+  EXPECT_EQ(at_origin("wb-times"), data);
 }
 
 TEST(WriteBack, WritersGoOnWhileTheOriginIsDownAndEverythingReachesItAfter) {

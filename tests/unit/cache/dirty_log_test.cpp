@@ -58,7 +58,8 @@ DirtyLogOptions small_segments(std::uint64_t segment = 4096, std::uint64_t budge
 TEST(DirtyRecord, EveryKindRoundTrips) {
   const std::string data = bytes(1, 0, 300);
   for (auto kind : {DirtyRecord::Kind::Write, DirtyRecord::Kind::Truncate, DirtyRecord::Kind::Drop,
-                    DirtyRecord::Kind::Start, DirtyRecord::Kind::CleanStop, DirtyRecord::Kind::Clean}) {
+                    DirtyRecord::Kind::Start, DirtyRecord::Kind::CleanStop, DirtyRecord::Kind::Clean,
+                    DirtyRecord::Kind::Times}) {
     DirtyRecord r;
     r.kind = kind;
     r.seq = 42;
@@ -68,10 +69,18 @@ TEST(DirtyRecord, EveryKindRoundTrips) {
     r.data = data;
     r.length = 5000;
     r.upto = 41;
+    r.mtime = nfs3::Time{1700000000, 999999999};
     std::string frame;
     encode_dirty_record(r, frame);
     auto d = decode_dirty_frame(frame);
     ASSERT_TRUE(d.has_value());
+    if (kind == DirtyRecord::Kind::Times) {
+      EXPECT_EQ(d->record.writer, writer(77));
+      EXPECT_FALSE(d->record.atime);
+      EXPECT_EQ(d->record.mtime, (nfs3::Time{1700000000, 999999999}));
+      EXPECT_EQ(frame.size(), dirty_frame_head_size(r));
+      continue;
+    }
     if (kind == DirtyRecord::Kind::Clean) {
       EXPECT_EQ(d->record.length, 5000u);
       EXPECT_EQ(d->record.upto, 41u);
@@ -114,6 +123,29 @@ TEST(DirtyRecord, NoDamagedFrameDecodes) {
   auto d = decode_dirty_frame(frame + "trailing");
   ASSERT_TRUE(d);
   EXPECT_EQ(d->frame_bytes, frame.size());
+}
+
+TEST(DirtyRecord, TimesRecordsCarryEachTimeOnlyWhenKeptAndNoDamagedOneDecodes) {
+  for (int which = 0; which < 4; ++which) {
+    DirtyRecord r;
+    r.kind = DirtyRecord::Kind::Times;
+    r.file = file_key(4);
+    r.writer = writer(5);
+    if (which & 1) r.atime = nfs3::Time{10, 20};
+    if (which & 2) r.mtime = nfs3::Time{0, 0};  // the epoch is a time too
+    std::string frame;
+    encode_dirty_record(r, frame);
+    auto d = decode_dirty_frame(frame);
+    ASSERT_TRUE(d) << which;
+    EXPECT_EQ(d->record.atime, r.atime) << which;
+    EXPECT_EQ(d->record.mtime, r.mtime) << which;
+    for (std::size_t n = 0; n < frame.size(); ++n) EXPECT_FALSE(decode_dirty_frame(std::string_view(frame).substr(0, n)));
+    for (std::size_t i = 0; i < frame.size(); ++i) {
+      std::string bad = frame;
+      bad[i] = static_cast<char>(bad[i] ^ 0x10);
+      EXPECT_FALSE(decode_dirty_frame(bad)) << "byte " << i;
+    }
+  }
 }
 
 TEST(DirtyRecord, TooManyGroupsAreRefused) {
@@ -188,6 +220,111 @@ TEST(DirtyLog, StableWritesAndCommittedOnesSurviveAPowerLossUnstableOnesDoNot) {
     l->write(f, 200, bytes(3, 200, 100), writer(), false);
   }
   EXPECT_EQ(dirty_view(*DirtyLog::open(kept, small_segments()), f, 300), clean(200) + bytes(3, 200, 100));
+}
+
+// ---- kept times -------------------------------------------------------------------------
+
+const nfs3::Time kAtime{1600000000, 5}, kMtime{1500000000, 7};
+
+TEST(DirtyLog, KeptTimesReturnOnlyOnceSyncedAndSurviveAPowerLoss) {
+  MemoryLogFiles files;
+  const ObjectKey f = file_key(1);
+  {
+    auto log = DirtyLog::open(files, small_segments());
+    log->write(f, 0, bytes(1, 0, 100), writer(), /*stable=*/false);
+    const KeptTimes kept = log->keep_times(f, kAtime, kMtime, writer(1001));
+    EXPECT_EQ(kept.atime, kAtime);
+    EXPECT_EQ(kept.mtime, kMtime);
+    EXPECT_EQ(log->kept_times(f), kept);
+  }
+  // Everything not synced is lost: keep_times synced its record (and the
+  // unstable write before it with it).
+  files.power_loss(Loss::All);
+  auto log = DirtyLog::open(files, small_segments());
+  const auto kept = log->kept_times(f);
+  ASSERT_TRUE(kept);
+  EXPECT_EQ(kept->atime, kAtime);
+  EXPECT_EQ(kept->mtime, kMtime);
+  EXPECT_EQ(kept->writer, writer(1001));
+  EXPECT_EQ(log->files_with_times(), std::vector<ObjectKey>{f});
+  // Negative control: a file with no times has none after the same loss.
+  EXPECT_FALSE(log->kept_times(file_key(2)));
+}
+
+TEST(DirtyLog, KeepingTimesMergesAndSentOnesNeverComeBack) {
+  MemoryLogFiles files;
+  const ObjectKey f = file_key(1);
+  std::uint64_t seq = 0;
+  {
+    auto log = DirtyLog::open(files, small_segments());
+    log->keep_times(f, kAtime, std::nullopt, writer(1));
+    const KeptTimes both = log->keep_times(f, std::nullopt, kMtime, writer(2));
+    EXPECT_EQ(both.atime, kAtime);  // kept from the first
+    EXPECT_EQ(both.mtime, kMtime);
+    EXPECT_EQ(both.writer, writer(2));  // the last one who set any
+    seq = both.seq;
+    log->times_sent(f, seq - 1);  // an older version: not what is kept now
+    EXPECT_TRUE(log->kept_times(f));
+    log->times_sent(f, seq);  // durable when it returns: no sync() here
+    EXPECT_FALSE(log->kept_times(f));
+  }
+  files.power_loss(Loss::All);
+  EXPECT_FALSE(DirtyLog::open(files, small_segments())->kept_times(f));
+}
+
+TEST(DirtyLog, AWriteAfterTheTimesUnkeepsTheMtimeAndADropEverything) {
+  MemoryLogFiles files;
+  const ObjectKey f = file_key(1), g = file_key(2);
+  {
+    auto log = DirtyLog::open(files, small_segments());
+    log->keep_times(f, kAtime, kMtime, writer());
+    log->write(f, 0, bytes(1, 0, 10), writer(), /*stable=*/true);
+    const auto now = log->kept_times(f);
+    ASSERT_TRUE(now);
+    EXPECT_EQ(now->atime, kAtime);
+    EXPECT_FALSE(now->mtime);
+    log->keep_times(g, std::nullopt, kMtime, writer());
+    log->write(g, 0, bytes(2, 0, 10), writer(), true);
+    EXPECT_FALSE(log->kept_times(g));  // only an mtime was kept
+    log->keep_times(g, kAtime, std::nullopt, writer());
+    log->drop(g);
+    EXPECT_FALSE(log->kept_times(g));
+  }
+  // A replay applies the records in the same order and comes to the same.
+  auto log = DirtyLog::open(files, small_segments());
+  const auto f_times = log->kept_times(f);
+  ASSERT_TRUE(f_times);
+  EXPECT_EQ(f_times->atime, kAtime);
+  EXPECT_FALSE(f_times->mtime);
+  EXPECT_FALSE(log->kept_times(g));
+}
+
+TEST(DirtyLog, ASegmentHoldingKeptTimesIsNotDeadUntilTheyAreSent) {
+  MemoryLogFiles files;
+  const ObjectKey f = file_key(1), g = file_key(2);
+  {
+    auto log = DirtyLog::open(files, small_segments(600));
+    log->write(f, 0, bytes(1, 0, 400), writer(), false);  // segment 1
+    const KeptTimes kept = log->keep_times(f, kAtime, kMtime, writer());  // segment 1 too
+    log->write(g, 0, bytes(2, 0, 500), writer(), false);   // segment 2
+    // f's bytes cleaned: its segment holds no live byte, only the Times record.
+    for (const auto& e : log->take(kNever, 1 << 20, 1 << 20)) {
+      if (e.file == f) {
+        log->cleaned(e);
+      } else {
+        log->untake(e);
+      }
+    }
+    ASSERT_EQ(log->usage().dirty_bytes, 500u);
+    EXPECT_EQ(files.list().front(), 1u) << "segment 1 went with the kept times in it";
+    EXPECT_TRUE(log->kept_times(f));
+    // Sent: segment 1 is dead now (g's bytes live in 2, which stays).
+    log->times_sent(f, kept.seq);
+    EXPECT_EQ(files.list().front(), 2u);
+  }
+  auto log = DirtyLog::open(files, small_segments(600));
+  EXPECT_FALSE(log->kept_times(f));
+  EXPECT_EQ(dirty_view(*log, g, 500), bytes(2, 0, 500));
 }
 
 // ---- the write verifier ----------------------------------------------------------------

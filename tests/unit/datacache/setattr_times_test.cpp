@@ -216,4 +216,72 @@ TEST_F(SetattrTimesTest, KeptTimesAreTriedAgainWhenTheOriginDoesNotAnswer) {
   EXPECT_EQ(origin.attributes(file).atime, kAtime);  // the first times', not these
 }
 
+// Answered times are durable: a power loss right after the SETATTR (everything
+// not synced gone, the data's UNSTABLE bytes committed before) takes back
+// neither the data nor the times. The restarted nfsgw shows the kept times before
+// the origin has them, and sends them after the data.
+TEST_F(SetattrTimesTest, KeptTimesSurviveAPowerLossAndAreSentAfterTheRestart) {
+  ASSERT_EQ(write(*back, file, 0, "durable", nfs3::StableHow::Unstable).status, Status::Ok);
+  ASSERT_EQ(commit(*back, file).status, Status::Ok);
+  ASSERT_EQ(setattr(*back, file, times(kAtime, kOld)).status, Status::Ok);
+  power_loss_restart();
+  ASSERT_TRUE(is_dirty(file));
+  EXPECT_NE(origin.attributes(file).mtime, kOld);  // not sent yet
+  const nfs3::Fattr a = getattr(*back, file).attributes;
+  EXPECT_EQ(a.mtime, kOld);
+  EXPECT_EQ(a.atime, kAtime);
+  EXPECT_EQ(a.size, 7u);
+  origin.reset_calls();
+  flush_by_delay(file);
+  EXPECT_EQ(origin.data(file), "durable");
+  EXPECT_EQ(origin.attributes(file).mtime, kOld);
+  EXPECT_EQ(origin.attributes(file).atime, kAtime);
+  const std::vector<Proc> seq = origin.sequence();
+  EXPECT_LT(last_of(seq, Proc::Commit), first_of(seq, Proc::Setattr));
+  // Sent: a second power loss brings nothing back (no SETATTR sent again).
+  power_loss_restart();
+  EXPECT_FALSE(is_dirty(file));
+  origin.reset_calls();
+  clock.advance(kDelay + 1);
+  pump_passes();
+  EXPECT_EQ(origin.calls(Proc::Setattr), 0u);
+}
+
+// Times left alone once the data went (the origin did not answer their SETATTR):
+// a restart finds them in the log and sends them.
+TEST_F(SetattrTimesTest, TimesLeftAfterTheDataAreSentAfterARestart) {
+  write(*back, file, 0, "abc");
+  ASSERT_EQ(setattr(*back, file, times(kAtime, kOld)).status, Status::Ok);
+  origin.fail(Proc::Setattr, 1, Status::Jukebox, true);
+  clock.advance(kDelay + 1);
+  pump_until([&] { return dirty->counts().flushed_bytes == 3; });
+  pump_passes();
+  ASSERT_TRUE(is_dirty(file));
+  ASSERT_EQ(log->dirty_files().size(), 0u);  // only the times are left
+  power_loss_restart();
+  ASSERT_TRUE(is_dirty(file));
+  EXPECT_EQ(getattr(*back, file).attributes.mtime, kOld);
+  flush_by_delay(file);
+  EXPECT_EQ(origin.attributes(file).mtime, kOld);
+  EXPECT_EQ(origin.data(file), "abc");
+}
+
+// A log that cannot take the times: nothing is shown or answered that is not
+// durable somewhere. The SETATTR goes the way of times not kept (flushed first,
+// then to the origin): the origin has them when it is answered OK.
+TEST_F(SetattrTimesTest, ALogThatCannotKeepTheTimesSendsThemToTheOriginOrRefuses) {
+  write(*back, file, 0, "abc");
+  segments.fail_with(EIO);
+  const nfs3::SetattrRes r = setattr(*back, file, times(kAtime, kOld));
+  segments.fail_with(0);
+  EXPECT_GE(dirty->counts().log_errors, 1u);
+  if (r.status == Status::Ok) {
+    EXPECT_EQ(origin.attributes(file).mtime, kOld);
+  } else {
+    EXPECT_EQ(r.status, Status::Jukebox);
+    EXPECT_NE(getattr(*back, file).attributes.mtime, kOld) << "shown, yet neither logged nor sent";
+  }
+  EXPECT_FALSE(log->kept_times(key(file)));
+}
+
 }  // namespace nfsgw::writeback::setattr_times_test
