@@ -188,5 +188,16 @@ inline const std::uint16_t kWriteBackSecondGatewayPort = port(71);
 inline const std::uint16_t kNlmOriginPort = port(72);
 inline const std::uint16_t kNlmGatewayPort = port(73);
 inline const std::uint16_t kNlmGatewayNlmPort = port(74);
+/// nlm_test: a second nfsgw serving NLM (killed with -9 and started again), and
+/// stand-ins for a client's NLM and statd (TCP) that both nfsgw reach there.
+inline const std::uint16_t kNlmRestartGatewayPort = port(75);
+inline const std::uint16_t kNlmRestartGatewayNlmPort = port(76);
+inline const std::uint16_t kNlmClientNlmPort = port(77);
+inline const std::uint16_t kNlmClientStatdPort = port(78);
+
+/// nlm_hostile_test: the shared origin's NLM, and an nfsgw serving NLM with small bounds.
+inline const std::uint16_t kNlmHostileOriginNlmPort = port(80);
+inline const std::uint16_t kNlmHostileGatewayPort = port(81);
+inline const std::uint16_t kNlmHostileGatewayNlmPort = port(82);
 
 }  // namespace integ

@@ -1,0 +1,344 @@
+// Hostile NLM input against nfsgw's lock service (issue 21), in front of a real
+// origin lock manager (nfs-ganesha with NLM on, the host's rpc.statd):
+//   - malformed arguments of every NLM procedure nfsgw serves (cut short, a netobj,
+//     caller name or handle one byte past its bound, a huge length claimed) are
+//     answered GARBAGE_ARGS, and the service goes on answering;
+//   - procedures nfsgw does not serve are PROC_UNAVAIL, other versions
+//     PROG_MISMATCH;
+//   - forged handles (random bytes, a gateway handle with one byte flipped, the
+//     origin's own handle) are answered NLM4_STALE_FH and lock nothing at the origin;
+//   - a flood of blocked LOCKs from distinct owners stops at nlm_max_waiters
+//     (NLM4_DENIED_NOLOCKS past it), and one of distinct owners at nlm_max_owners;
+//     once the holder lets go, nfsgw is as before: nothing left held at the origin.
+// The calls are built by hand (tests/support/rpc_wire.h), independent of nfsgw's
+// own NLM codec, so a fault there cannot hide itself.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "tests/support/nfsgw_process.h"
+#include "tests/support/origin.h"
+#include "tests/support/ports.h"
+#include "tests/support/raw_nfs.h"
+#include "tests/support/rpc_wire.h"
+#include "tests/support/temp_dir.h"
+
+namespace nlm_hostile_test {
+namespace {
+
+using namespace integ;
+
+// The shared origin serves NLM on its own port (read by origin-ganesha.sh).
+const bool kNlmOn = [] {
+  ::setenv("ORIGIN_NLM_PORT", std::to_string(kNlmHostileOriginNlmPort).c_str(), 1);
+  return true;
+}();
+auto* const kEnv = ::testing::AddGlobalTestEnvironment(new OriginEnvironment);
+
+constexpr std::uint32_t kNlmProgram = 100021, kNlmVersion = 4;
+constexpr std::uint32_t kTest = 1, kLock = 2, kCancel = 3, kUnlock = 4, kGranted = 5, kFreeAll = 23;
+constexpr std::uint32_t kStatGranted = 0, kStatDenied = 1, kStatDeniedNolocks = 2, kStatBlocked = 3,
+                        kStatStaleFh = 7;
+constexpr std::uint32_t kGarbageArgs = 4, kProcUnavail = 3, kProgMismatch = 2;
+constexpr unsigned kMaxWaiters = 20, kMaxOwners = 40;
+
+/// An NLM lock, field by field, so that each can be made wrong.
+struct WireLock {
+  std::string caller_name = "127.0.0.9";  // an address: the host's statd can monitor it
+  std::vector<std::uint8_t> fh;
+  std::vector<std::uint8_t> oh = {'o', 'w', 'n'};
+  std::uint32_t svid = 1;
+  std::uint64_t offset = 0, length = 10;
+};
+
+void put_lock(XdrOut& x, const WireLock& l) {
+  x.string(l.caller_name).opaque(l.fh).opaque(l.oh).u32(l.svid).u64(l.offset).u64(l.length);
+}
+
+/// The arguments of `proc` (TEST, LOCK, CANCEL, UNLOCK, GRANTED) for `l`.
+XdrOut call_of(std::uint32_t xid, std::uint32_t proc, const WireLock& l, bool block = false) {
+  XdrOut x = rpc_call(xid, kNlmProgram, kNlmVersion, proc);
+  x.opaque({0xc0, 0x01});  // cookie
+  switch (proc) {
+    case kTest:
+    case kGranted:
+      x.u32(1);  // exclusive
+      put_lock(x, l);
+      break;
+    case kLock:
+      x.u32(block ? 1 : 0).u32(1);
+      put_lock(x, l);
+      x.u32(0).u32(1);  // reclaim, state
+      break;
+    case kCancel:
+      x.u32(block ? 1 : 0).u32(1);
+      put_lock(x, l);
+      break;
+    case kUnlock: put_lock(x, l); break;
+    default: break;
+  }
+  return x;
+}
+
+/// One call on `c`: the parsed reply (ok false when none came within 10 s).
+ParsedReply call(TcpConn& c, const std::vector<std::uint8_t>& body) {
+  if (!c.send_all(record(body))) return {};
+  const auto r = c.read_record(10000);
+  if (!r) return {};
+  return parse_reply(*r);
+}
+
+/// The NLM status of an accepted reply (after the cookie), or 999.
+std::uint32_t stat_of(const ParsedReply& r) {
+  if (!r.ok || r.reply_stat != 0 || r.accept_stat != 0 || r.results.size() < 8) return 999;
+  const auto& b = r.results;
+  const std::uint32_t cookie_len = (b[0] << 24) | (b[1] << 16) | (b[2] << 8) | b[3];
+  const std::size_t at = 4 + ((cookie_len + 3) & ~3u);
+  if (cookie_len > 1024 || b.size() < at + 4) return 999;
+  return (b[at] << 24) | (b[at + 1] << 16) | (b[at + 2] << 8) | b[at + 3];
+}
+
+std::vector<std::uint8_t> bytes_of(const Handle& h) { return std::vector<std::uint8_t>(h.begin(), h.end()); }
+
+/// Whether a process of this host sees a write lock on the origin's file: ganesha's
+/// VFS FSAL holds NLM locks as real locks on it.
+bool locked_at_origin(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDWR);
+  if (fd < 0) return false;
+  struct flock fl {};
+  fl.l_type = F_WRLCK;
+  fl.l_whence = SEEK_SET;
+  const bool locked = ::fcntl(fd, F_OFD_GETLK, &fl) == 0 && fl.l_type != F_UNLCK;
+  ::close(fd);
+  return locked;
+}
+
+Handle handle_of(std::uint16_t nfs_port, std::uint16_t mount_port, const std::string& path, const std::string& name) {
+  RawMount m = mount_root(mount_port, path);
+  EXPECT_TRUE(m.transport_ok && m.status == 0) << m.error;
+  RawNfsConnection c;
+  EXPECT_TRUE(c.connect(nfs_port, kNfsProgram, 3)) << c.error();
+  RawLookup l = c.lookup(m.root, name);
+  EXPECT_TRUE(l.transport_ok && l.status == 0) << l.error << " status " << l.status;
+  return l.handle;
+}
+
+class NlmHostile : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new TempDir("nlm-hostile");
+    GatewayConfig cfg;
+    cfg.port = kNlmHostileGatewayPort;
+    cfg.origin_url = shared_origin().url();
+    cfg.server_extra = {{"nlm_port", std::to_string(kNlmHostileGatewayNlmPort)},
+                        {"nlm_grace", "\"0\""},
+                        {"nlm_max_waiters", std::to_string(kMaxWaiters)},
+                        {"nlm_max_owners", std::to_string(kMaxOwners)}};
+    cfg.export_extra = {{"origin_nlm_port", std::to_string(kNlmHostileOriginNlmPort)}};
+    gw_ = new Gateway(cfg, dir_->path());
+    gw_->start();
+    ASSERT_TRUE(wait_for_port(kNlmHostileGatewayNlmPort, 30000)) << gw_->log();
+  }
+  static void TearDownTestSuite() {
+    if (gw_) gw_->stop();
+    delete gw_;
+    gw_ = nullptr;
+    delete dir_;
+    dir_ = nullptr;
+  }
+  struct File {
+    std::string path;
+    Handle via_gw, at_origin;
+  };
+  static File make(const std::string& name) {
+    File f;
+    f.path = shared_origin().export_dir() + "/" + name;
+    std::ofstream(f.path) << "locked content\n";
+    ::chmod(f.path.c_str(), 0666);
+    f.via_gw = handle_of(gw_->port(), gw_->port(), "/export", name);
+    f.at_origin =
+        handle_of(shared_origin().nfs_port(), shared_origin().mount_port(), shared_origin().export_dir(), name);
+    return f;
+  }
+  /// NULL answers on a fresh connection: the service still serves.
+  static bool serving() {
+    TcpConn c(kNlmHostileGatewayNlmPort);
+    const ParsedReply r = call(c, rpc_call(7, kNlmProgram, kNlmVersion, 0).bytes);
+    return r.ok && r.reply_stat == 0 && r.accept_stat == 0;
+  }
+  static TempDir* dir_;
+  static Gateway* gw_;
+};
+TempDir* NlmHostile::dir_ = nullptr;
+Gateway* NlmHostile::gw_ = nullptr;
+
+TEST_F(NlmHostile, MalformedArgumentsAreGarbageArgsAndTheServiceGoesOn) {
+  INTEG_REQUIRE_NFSGW();
+  const File f = make("malformed");
+  TcpConn c(kNlmHostileGatewayNlmPort);
+  ASSERT_TRUE(c.connected());
+  std::uint32_t xid = 100;
+  // Positive control: a well-formed TEST of the same file is answered GRANTED.
+  WireLock good;
+  good.fh = bytes_of(f.via_gw);
+  ASSERT_EQ(stat_of(call(c, call_of(++xid, kTest, good).bytes)), kStatGranted) << gw_->log();
+
+  for (std::uint32_t proc : {kTest, kLock, kCancel, kUnlock, kGranted}) {
+    const std::string p = "procedure " + std::to_string(proc);
+    // Every strict prefix of the arguments.
+    const std::vector<std::uint8_t> whole = call_of(++xid, proc, good).bytes;
+    const std::size_t header = rpc_call(0, kNlmProgram, kNlmVersion, proc).bytes.size();
+    for (std::size_t n = header; n < whole.size(); n += 4) {
+      std::vector<std::uint8_t> cut(whole.begin(), whole.begin() + static_cast<std::ptrdiff_t>(n));
+      const ParsedReply r = call(c, cut);
+      ASSERT_TRUE(r.ok) << p << " cut to " << n << " bytes: no reply";
+      EXPECT_EQ(r.accept_stat, kGarbageArgs) << p << " cut to " << n;
+    }
+    // One byte past each bound.
+    WireLock big_name = good, big_fh = good, big_oh = good;
+    big_name.caller_name.assign(1025, 'n');
+    big_fh.fh.resize(65, 0xab);
+    big_oh.oh.assign(1025, 'o');
+    for (const WireLock* l : {&big_name, &big_fh, &big_oh}) {
+      const ParsedReply r = call(c, call_of(++xid, proc, *l).bytes);
+      ASSERT_TRUE(r.ok) << p;
+      EXPECT_EQ(r.accept_stat, kGarbageArgs) << p;
+    }
+    // A netobj claiming 4 GiB, with a few bytes after it.
+    XdrOut huge = rpc_call(++xid, kNlmProgram, kNlmVersion, proc);
+    huge.u32(0xfffffff0).u32(1).u32(2);
+    const ParsedReply r = call(c, huge.bytes);
+    ASSERT_TRUE(r.ok) << p;
+    EXPECT_EQ(r.accept_stat, kGarbageArgs) << p;
+  }
+  // FREE_ALL with a name past MAXNAMELEN (1025).
+  XdrOut free_all = rpc_call(++xid, kNlmProgram, kNlmVersion, kFreeAll);
+  free_all.string(std::string(1026, 'h')).u32(3);
+  const ParsedReply fa = call(c, free_all.bytes);
+  ASSERT_TRUE(fa.ok);
+  EXPECT_EQ(fa.accept_stat, kGarbageArgs);
+  // Not served: the NLM v1-3 forms, SHARE, an unknown procedure; another version.
+  for (std::uint32_t proc : {6u, 11u, 20u, 99u}) {
+    const ParsedReply r = call(c, rpc_call(++xid, kNlmProgram, kNlmVersion, proc).bytes);
+    ASSERT_TRUE(r.ok) << proc;
+    EXPECT_EQ(r.accept_stat, kProcUnavail) << proc;
+  }
+  const ParsedReply v1 = call(c, rpc_call(++xid, kNlmProgram, 1, 0).bytes);
+  ASSERT_TRUE(v1.ok);
+  EXPECT_EQ(v1.accept_stat, kProgMismatch);
+  EXPECT_EQ(v1.low, 4u);
+  EXPECT_EQ(v1.high, 4u);
+  // The same connection and a new one are still served, and the file is free.
+  EXPECT_EQ(stat_of(call(c, call_of(++xid, kTest, good).bytes)), kStatGranted);
+  EXPECT_TRUE(serving());
+  EXPECT_FALSE(locked_at_origin(f.path));
+}
+
+TEST_F(NlmHostile, ForgedHandlesAreStaleAndLockNothingAtTheOrigin) {
+  INTEG_REQUIRE_NFSGW();
+  const File f = make("forged");
+  TcpConn c(kNlmHostileGatewayNlmPort);
+  ASSERT_TRUE(c.connected());
+  std::uint32_t xid = 500;
+  std::mt19937 rng(21);
+  std::vector<std::vector<std::uint8_t>> forged;
+  for (int i = 0; i < 20; ++i) {
+    std::vector<std::uint8_t> h(1 + rng() % 64);
+    for (auto& b : h) b = static_cast<std::uint8_t>(rng());
+    forged.push_back(h);
+  }
+  for (std::size_t i = 0; i < f.via_gw.size(); i += 3) {  // one byte flipped anywhere
+    std::vector<std::uint8_t> h = bytes_of(f.via_gw);
+    h[i] ^= 0x40;
+    forged.push_back(h);
+  }
+  forged.push_back(bytes_of(f.at_origin));  // the origin's own handle
+  forged.push_back({});                      // empty
+  for (const auto& h : forged) {
+    for (std::uint32_t proc : {kLock, kTest, kUnlock, kCancel}) {
+      WireLock l;
+      l.fh = h;
+      l.svid = 77;
+      EXPECT_EQ(stat_of(call(c, call_of(++xid, proc, l, /*block=*/true).bytes)), kStatStaleFh)
+          << "procedure " << proc << ", handle of " << h.size() << " bytes";
+    }
+  }
+  EXPECT_FALSE(locked_at_origin(f.path)) << "a forged handle locked the origin's file";
+  // Positive control: the real handle locks it there, and unlocks it.
+  WireLock real;
+  real.fh = bytes_of(f.via_gw);
+  real.length = 0;
+  ASSERT_EQ(stat_of(call(c, call_of(++xid, kLock, real).bytes)), kStatGranted) << gw_->log();
+  EXPECT_TRUE(locked_at_origin(f.path));
+  EXPECT_EQ(stat_of(call(c, call_of(++xid, kUnlock, real).bytes)), kStatGranted);
+  EXPECT_FALSE(locked_at_origin(f.path));
+}
+
+TEST_F(NlmHostile, FloodsOfWaitersAndOwnersStopAtTheirBoundsAndLeaveNothingBehind) {
+  INTEG_REQUIRE_NFSGW();
+  const File f = make("flood");
+  TcpConn c(kNlmHostileGatewayNlmPort);
+  ASSERT_TRUE(c.connected());
+  std::uint32_t xid = 1000;
+  WireLock holder;
+  holder.fh = bytes_of(f.via_gw);
+  holder.oh = {'h'};
+  holder.svid = 1;
+  holder.length = 0;
+  ASSERT_EQ(stat_of(call(c, call_of(++xid, kLock, holder).bytes)), kStatGranted) << gw_->log();
+  // Blocking LOCKs of distinct owners: BLOCKED up to nlm_max_waiters, then NOLOCKS.
+  unsigned blocked = 0, nolocks = 0, other = 0;
+  std::vector<WireLock> waiters;
+  for (unsigned i = 0; i < kMaxWaiters + 15; ++i) {
+    WireLock w = holder;
+    w.oh = {'w', static_cast<std::uint8_t>(i)};
+    w.svid = 100 + i;
+    const std::uint32_t s = stat_of(call(c, call_of(++xid, kLock, w, /*block=*/true).bytes));
+    if (s == kStatBlocked) {
+      ++blocked;
+      waiters.push_back(w);
+    } else if (s == kStatDeniedNolocks) {
+      ++nolocks;
+    } else {
+      ++other;
+    }
+  }
+  EXPECT_EQ(blocked, kMaxWaiters);
+  EXPECT_EQ(nolocks, 15u);
+  EXPECT_EQ(other, 0u);
+  // Non-blocking LOCKs of ever new owners: DENIED while there is room for owners
+  // (each is refused, not kept), never an owner table that grows without bound.
+  unsigned denied = 0;
+  for (unsigned i = 0; i < 3 * kMaxOwners; ++i) {
+    WireLock o = holder;
+    o.oh = {'x', static_cast<std::uint8_t>(i & 0xff), static_cast<std::uint8_t>(i >> 8)};
+    o.svid = 1000 + i;
+    const std::uint32_t s = stat_of(call(c, call_of(++xid, kLock, o).bytes));
+    EXPECT_TRUE(s == kStatDenied || s == kStatDeniedNolocks) << "owner " << i << ": " << s;
+    denied += s == kStatDenied ? 1 : 0;
+  }
+  EXPECT_GT(denied, 0u);
+  EXPECT_TRUE(serving());
+  // The waiters cancelled, the holder gone: nothing is held at the origin, and a
+  // new owner takes the whole file at once.
+  for (const WireLock& w : waiters)
+    EXPECT_EQ(stat_of(call(c, call_of(++xid, kCancel, w, /*block=*/true).bytes)), kStatGranted);
+  ASSERT_EQ(stat_of(call(c, call_of(++xid, kUnlock, holder).bytes)), kStatGranted);
+  EXPECT_FALSE(locked_at_origin(f.path));
+  WireLock fresh = holder;
+  fresh.oh = {'f'};
+  fresh.svid = 9;
+  EXPECT_EQ(stat_of(call(c, call_of(++xid, kLock, fresh).bytes)), kStatGranted);
+  EXPECT_EQ(stat_of(call(c, call_of(++xid, kUnlock, fresh).bytes)), kStatGranted);
+  EXPECT_FALSE(locked_at_origin(f.path));
+}
+
+}  // namespace
+}  // namespace nlm_hostile_test
