@@ -17,7 +17,7 @@ constexpr ModeName kModes[] = {
     {Mode::Access, "access"}, {Mode::Read, "read"},
     {Mode::Write, "write"},   {Mode::Php, "php"},
     {Mode::Walk, "walk"},     {Mode::Churn, "churn"},
-    {Mode::SeqWrite, "seqwrite"}, {Mode::Unpack, "unpack"},
+    {Mode::SeqWrite, "seqwrite"}, {Mode::Unpack, "unpack"}, {Mode::Locks, "locks"},
 };
 
 std::uint64_t parse_uint(const std::string& opt, const std::string& text, std::uint64_t lo,
@@ -129,6 +129,8 @@ Options parse_options(const std::vector<std::string>& args) {
       if (v != "random" && v != "sequential")
         throw std::invalid_argument("--order: '" + v + "' is neither random nor sequential");
       o.sequential = v == "sequential";
+    } else if (opt == "--nlm-port") {
+      o.nlm_port = static_cast<std::uint16_t>(parse_uint(opt, value(), 1, 65535));
     } else if (opt == "--seed") {
       o.seed = parse_uint(opt, value(), 0, ~std::uint64_t{0});
     } else if (opt == "--help" || opt == "-h") {
@@ -151,7 +153,7 @@ std::string usage_text() {
   nfsgw-bench --url 'nfs://HOST/EXPORT?nfsport=N&mountport=M' --mode MODE [options]
   nfsgw-bench --prepare-local DIR [--files N] [--size B] [--dir NAME]
 
-Modes: null getattr lookup lookup-missing access read write php walk churn seqwrite unpack
+Modes: null getattr lookup lookup-missing access read write php walk churn seqwrite unpack locks
   php   per request: LOOKUP, GETATTR, ACCESS, READ of a small file
   churn per request: CREATE of a name no earlier request used (cr<pid>-<thread>-<n>)
         in the working folder, then REMOVE of it; both count as calls
@@ -170,6 +172,11 @@ Modes: null getattr lookup lookup-missing access read write php walk churn seqwr
         times, atime and mtime). --inflight files at once per connection
   seqwrite and unpack create --dir (MKDIR) when it does not exist, and fail the
   run on any non-OK answer
+  locks   per request, an NLM v4 LOCK (exclusive, non-blocking) of one byte of a
+        file of the working set, then its UNLOCK, each request as an owner of its
+        own (caller name 127.0.0.1, svid and byte counting up), over connections
+        to the server's NLM (--nlm-port, or its rpcbind); both count as calls, an
+        answer other than GRANTED as an error. A lock/unlock pair per request
 
 Options:
   --connections N   TCP connections (default 4)
@@ -191,6 +198,7 @@ Options:
   --uid N --gid N   AUTH_SYS credentials (default 0/0)
   --timeout S       connect and drain timeout (default 10)
   --file-sync       write, seqwrite, unpack: FILE_SYNC writes instead of UNSTABLE
+  --nlm-port N      locks: the server's NLM port (default: ask its rpcbind)
   --seed N          seed for the file choice
   --order O         random (default) or sequential: file 0, 1, 2, ... (read: each
                     pass over the files reads the next --size bytes of each), so

@@ -11,7 +11,7 @@
 
 namespace nfsgw::bench {
 
-enum class Mode { Null, Getattr, Lookup, LookupMissing, Access, Read, Write, Php, Walk, Churn, SeqWrite, Unpack };
+enum class Mode { Null, Getattr, Lookup, LookupMissing, Access, Read, Write, Php, Walk, Churn, SeqWrite, Unpack, Locks };
 
 const char* mode_name(Mode m);
 std::optional<Mode> mode_from_name(const std::string& name);
@@ -38,6 +38,7 @@ struct Options {
   bool file_sync = false;           ///< write, seqwrite, unpack: FILE_SYNC instead of UNSTABLE
   std::uint64_t seed = 1;
   bool sequential = false;          ///< --order sequential: files in order (file_picker.h)
+  std::uint16_t nlm_port = 0;       ///< locks: the server's NLM v4 port (0: ask its rpcbind)
   bool help = false;
 };
 

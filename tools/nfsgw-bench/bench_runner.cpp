@@ -14,6 +14,7 @@
 #include "tools/nfsgw-bench/event_loop.h"
 #include "tools/nfsgw-bench/load_driver.h"
 #include "tools/nfsgw-bench/load_workloads.h"
+#include "tools/nfsgw-bench/lock_workload.h"
 #include "tools/nfsgw-bench/nfs_url.h"
 #include "tools/nfsgw-bench/report.h"
 #include "tools/nfsgw-bench/task_queue.h"
@@ -208,6 +209,40 @@ int run_bench(const Options& o, std::ostream& out, std::ostream& err) {
     push_resolve_tasks(q, data.dir_fh, o.files, &data.file_fhs);
     if (!run_queue(conns, q, o, "resolving file handles", err)) return 1;
   }
+  if (o.mode == Mode::Locks) {
+    // The handles came from NFS; the run goes to the server's NLM.
+    Conns nlm;
+    for (unsigned i = 0; i < o.connections; ++i) nlm.push_back(std::make_unique<Connection>(o.uid, o.gid));
+    if (!connect_all(nlm, url.host, o.nlm_port, Program::Nlm, Clock::now() + timeout, o.timeout_s, error)) {
+      err << "nfsgw-bench: NLM: " << error << "\n";
+      return 1;
+    }
+    conns = std::move(nlm);
+  }
+  // locks: one lock held for the whole run, by an owner of its own on a byte no
+  // request uses, so that this client host holds a lock at the server from start
+  // to end. A server asks its status monitor at a host's first lock and after its
+  // last unlock (ganesha: SM_MON and SM_UNMON to statd, which stalled it 5 s every
+  // 20 pairs or so when one request at a time left the host without a lock).
+  Conns pin;
+  NlmLock pin_lock;
+  if (o.mode == Mode::Locks) {
+    pin.push_back(std::make_unique<Connection>(o.uid, o.gid));
+    if (!connect_all(pin, url.host, o.nlm_port, Program::Nlm, Clock::now() + timeout, o.timeout_s, error)) {
+      err << "nfsgw-bench: NLM: " << error << "\n";
+      return 1;
+    }
+    pin_lock = NlmLock{data.file_fhs[0], "nb-pin-" + std::to_string(::getpid()),
+                       static_cast<std::uint32_t>(::getpid()), 1ull << 62, 1};
+    Reply r;
+    if (!call_and_wait(*pin[0], [&](Connection& c, ReplyFn fn) { return c.nlm_lock(pin_lock, fn); },
+                       Clock::now() + timeout, r, error) ||
+        !r.ok()) {
+      err << "nfsgw-bench: NLM: the held lock was not granted (" << (error.empty() ? reply_error(r) : error)
+          << ")\n";
+      return 1;
+    }
+  }
   for (unsigned i = 0; i < o.files; ++i) {
     data.file_names.push_back(file_name(i));
     data.missing_names.push_back(missing_name(i));
@@ -256,8 +291,9 @@ int run_bench(const Options& o, std::ostream& out, std::ostream& err) {
     std::vector<WriteCounters> written(nthreads);
     report.write_mode = o.mode == Mode::SeqWrite || o.mode == Mode::Unpack;
     auto body = [&](unsigned t) {
-      auto wl = report.write_mode ? make_write_workload(o, data, t, nthreads, &written[t])
-                                  : make_load_workload(o, data, t, nthreads);
+      auto wl = report.write_mode        ? make_write_workload(o, data, t, nthreads, &written[t])
+                : o.mode == Mode::Locks ? make_lock_workload(o, data, t, nthreads)
+                                        : make_load_workload(o, data, t, nthreads);
       DriveLimits mine = limits;
       // seqwrite: the unit is a whole file, one per connection; its WRITE window is
       // the workload's own.
@@ -297,6 +333,16 @@ int run_bench(const Options& o, std::ostream& out, std::ostream& err) {
     }
   }
 
+  if (!pin.empty()) {
+    Reply r;
+    if (!call_and_wait(*pin[0], [&](Connection& c, ReplyFn fn) { return c.nlm_unlock(pin_lock, fn); },
+                       Clock::now() + timeout, r, error) ||
+        !r.ok()) {
+      err << "nfsgw-bench: NLM: the held lock was not released (" << (error.empty() ? reply_error(r) : error)
+          << ")\n";
+      ok = false;
+    }
+  }
   out << human_line(report) << "\n";
   if (o.json) out << to_json(report) << "\n";
   out.flush();

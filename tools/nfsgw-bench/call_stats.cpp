@@ -37,14 +37,23 @@ std::string nfs3_status_name(std::uint32_t status) {
   }
 }
 
-void CallStats::record_call(std::uint64_t latency, std::uint32_t status,
-                            const std::string& transport_error) {
+std::string nlm4_status_name(std::uint32_t status) {
+  static const char* const kNames[] = {"NLM4_GRANTED",    "NLM4_DENIED",        "NLM4_DENIED_NOLOCKS",
+                                       "NLM4_BLOCKED",    "NLM4_DENIED_GRACE_PERIOD", "NLM4_DEADLCK",
+                                       "NLM4_ROFS",       "NLM4_STALE_FH",      "NLM4_FBIG",
+                                       "NLM4_FAILED"};
+  if (status < sizeof kNames / sizeof kNames[0]) return kNames[status];
+  return "NLM4_" + std::to_string(status);
+}
+
+void CallStats::record_call(std::uint64_t latency, std::uint32_t status, const std::string& transport_error,
+                            Statuses statuses) {
   ++calls;
   latency_ns.record(latency);
   if (!transport_error.empty())
     ++errors["RPC_ERROR"];
   else if (status != 0)
-    ++errors[nfs3_status_name(status)];
+    ++errors[statuses == Statuses::Nlm4 ? nlm4_status_name(status) : nfs3_status_name(status)];
 }
 
 void CallStats::merge(const CallStats& other) {

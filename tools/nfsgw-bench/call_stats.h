@@ -13,6 +13,8 @@ namespace nfsgw::bench {
 
 /// "NFS3_OK", "NFS3ERR_NOENT", ... or "NFS3ERR_<number>" for unknown codes.
 std::string nfs3_status_name(std::uint32_t status);
+/// "NLM4_GRANTED", "NLM4_DENIED", ... or "NLM4_<number>" for unknown codes.
+std::string nlm4_status_name(std::uint32_t status);
 
 struct CallStats {
   LatencyHistogram latency_ns;          ///< one sample per completed call
@@ -21,9 +23,12 @@ struct CallStats {
   std::uint64_t requests = 0;
   std::map<std::string, std::uint64_t> errors;
 
+  /// Which protocol's statuses a call's status is.
+  enum class Statuses { Nfs3, Nlm4 };
   /// One completed call: transport_error empty means a reply was decoded and
-  /// status is its NFS status.
-  void record_call(std::uint64_t latency, std::uint32_t status, const std::string& transport_error);
+  /// status is its status (NFS3, or NLM4 for the locks mode).
+  void record_call(std::uint64_t latency, std::uint32_t status, const std::string& transport_error,
+                   Statuses statuses = Statuses::Nfs3);
   void merge(const CallStats& other);
   std::uint64_t error_total() const;
 };

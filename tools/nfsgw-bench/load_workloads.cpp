@@ -105,7 +105,7 @@ class ChurnLoad : public Workload {
 }  // namespace
 
 bool mode_needs_handles(Mode m) {
-  return m == Mode::Getattr || m == Mode::Access || m == Mode::Read || m == Mode::Write;
+  return m == Mode::Getattr || m == Mode::Access || m == Mode::Read || m == Mode::Write || m == Mode::Locks;
 }
 
 std::unique_ptr<Workload> make_load_workload(const Options& o, const RunData& data, unsigned thread,

@@ -11,6 +11,7 @@
 #include <nfsc/libnfs-raw.h>
 #include <nfsc/libnfs-raw-mount.h>
 #include <nfsc/libnfs-raw-nfs.h>
+#include <nfsc/libnfs-raw-nlm.h>
 // clang-format on
 
 #include "tools/nfsgw-bench/call_stats.h"
@@ -65,6 +66,12 @@ void decode(Connection::Kind kind, void* data, Reply& r) {
   }
   switch (kind) {
     case K::Null:
+      break;
+    case K::NlmLock:
+      r.status = static_cast<std::uint32_t>(static_cast<NLM4_LOCKres*>(data)->status);
+      break;
+    case K::NlmUnlock:
+      r.status = static_cast<std::uint32_t>(static_cast<NLM4_UNLOCKres*>(data)->status);
       break;
     case K::Mnt: {
       auto* res = static_cast<mountres3*>(data);
@@ -210,8 +217,8 @@ Connection::~Connection() {
 
 bool Connection::start_connect(const std::string& host, std::uint16_t port, Program program) {
   if (rpc_ == nullptr) return false;
-  int prog = program == Program::Mount ? MOUNT_PROGRAM : NFS_PROGRAM;
-  int vers = program == Program::Mount ? MOUNT_V3 : NFS_V3;
+  int prog = program == Program::Mount ? MOUNT_PROGRAM : program == Program::Nlm ? NLM_PROGRAM : NFS_PROGRAM;
+  int vers = program == Program::Mount ? MOUNT_V3 : program == Program::Nlm ? NLM_V4 : NFS_V3;
   int rc = port != 0
                ? rpc_connect_port_async(rpc_, host.c_str(), port, prog, vers, &Connection::on_connect, this)
                : rpc_connect_program_async(rpc_, host.c_str(), prog, vers, &Connection::on_connect, this);
@@ -281,7 +288,9 @@ void Connection::on_reply(rpc_context* rpc, int status, void* data, void* priv) 
   }
   if (self->stats_ != nullptr) {
     auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - p->start).count();
-    self->stats_->record_call(static_cast<std::uint64_t>(ns), r.status, r.transport_error);
+    const bool nlm = p->kind == Kind::NlmLock || p->kind == Kind::NlmUnlock;
+    self->stats_->record_call(static_cast<std::uint64_t>(ns), r.status, r.transport_error,
+                              nlm ? CallStats::Statuses::Nlm4 : CallStats::Statuses::Nfs3);
   }
   p->fn(r);
 }
@@ -398,6 +407,50 @@ bool Connection::remove(const FileHandle& dir, const std::string& name, ReplyFn 
   args.object.name = copy.data();
   Pending* p = make_pending(Kind::Remove, std::move(fn));
   return queued(rpc_nfs3_remove_async(rpc_, &Connection::on_reply, &args, p), p);
+}
+
+namespace {
+
+/// libnfs's nlm4_lock for `l`: pointers into `l` and `caller` (read while the
+/// call is queued: libnfs encodes it then).
+nlm4_lock to_nlm4(const NlmLock& l, std::string& caller) {
+  nlm4_lock out{};
+  out.caller_name = caller.data();
+  out.fh.data.data_len = static_cast<u_int>(l.fh.size());
+  out.fh.data.data_val = reinterpret_cast<char*>(const_cast<std::uint8_t*>(l.fh.data()));
+  out.oh = const_cast<char*>(l.owner.c_str());
+  out.svid = l.svid;
+  out.l_offset = l.offset;
+  out.l_len = l.length;
+  return out;
+}
+
+}  // namespace
+
+bool Connection::nlm_lock(const NlmLock& l, ReplyFn fn) {
+  std::string caller = "127.0.0.1";  // an address: every statd can monitor it
+  char cookie[] = "nb";
+  NLM4_LOCKargs args{};
+  args.cookie.data.data_len = 2;
+  args.cookie.data.data_val = cookie;
+  args.block = 0;
+  args.exclusive = 1;
+  args.lock = to_nlm4(l, caller);
+  args.reclaim = 0;
+  args.state = 1;
+  Pending* p = make_pending(Kind::NlmLock, std::move(fn));
+  return queued(rpc_nlm4_lock_async(rpc_, &Connection::on_reply, &args, p), p);
+}
+
+bool Connection::nlm_unlock(const NlmLock& l, ReplyFn fn) {
+  std::string caller = "127.0.0.1";  // an address: every statd can monitor it
+  char cookie[] = "nb";
+  NLM4_UNLOCKargs args{};
+  args.cookie.data.data_len = 2;
+  args.cookie.data.data_val = cookie;
+  args.lock = to_nlm4(l, caller);
+  Pending* p = make_pending(Kind::NlmUnlock, std::move(fn));
+  return queued(rpc_nlm4_unlock_async(rpc_, &Connection::on_reply, &args, p), p);
 }
 
 bool Connection::readdirplus(const FileHandle& dir, std::uint64_t cookie,

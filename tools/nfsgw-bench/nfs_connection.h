@@ -51,7 +51,15 @@ struct Reply {
 
 using ReplyFn = std::function<void(const Reply&)>;
 
-enum class Program { Mount, Nfs };
+enum class Program { Mount, Nfs, Nlm };
+
+/// An NLM v4 lock (exclusive), as nfsgw-bench sends it.
+struct NlmLock {
+  FileHandle fh;
+  std::string owner;  ///< the owner handle's bytes
+  std::uint32_t svid = 0;
+  std::uint64_t offset = 0, length = 0;
+};
 
 class Connection {
  public:
@@ -60,7 +68,7 @@ class Connection {
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
 
-  /// Starts a TCP connect to host:port (port 0: ask rpcbind for program v3).
+  /// Starts a TCP connect to host:port (port 0: ask rpcbind for program v3; NLM v4).
   /// Returns false (with error()) if it could not even start.
   bool start_connect(const std::string& host, std::uint16_t port, Program program);
   bool connected() const { return connected_; }
@@ -95,11 +103,16 @@ class Connection {
   bool create(const FileHandle& dir, const std::string& name, std::uint32_t mode, ReplyFn fn);
   bool mkdir(const FileHandle& dir, const std::string& name, std::uint32_t mode, ReplyFn fn);
   bool remove(const FileHandle& dir, const std::string& name, ReplyFn fn);
+  /// NLM v4 LOCK (exclusive, non-blocking, not a reclaim) and UNLOCK of `l`, as
+  /// caller 127.0.0.1. Reply::status is the NLM4 stat (0: GRANTED).
+  bool nlm_lock(const NlmLock& l, ReplyFn fn);
+  bool nlm_unlock(const NlmLock& l, ReplyFn fn);
   bool readdirplus(const FileHandle& dir, std::uint64_t cookie,
                    const std::array<std::uint8_t, 8>& verf, std::uint32_t dircount,
                    std::uint32_t maxcount, ReplyFn fn);
 
-  enum class Kind { Mnt, Null, Getattr, Lookup, Access, Read, Write, Commit, Setattr, Create, Mkdir, Remove, Readdirplus };
+  enum class Kind { Mnt, Null, Getattr, Lookup, Access, Read, Write, Commit, Setattr, Create, Mkdir, Remove, Readdirplus,
+                    NlmLock, NlmUnlock };
   struct Pending;
 
  private:

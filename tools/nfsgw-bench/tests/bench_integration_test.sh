@@ -8,13 +8,15 @@
 # pairs and leaves no name behind; seqwrite and unpack make their folder and
 # leave files of the right size, content, mode and mtime; walk visits exactly the
 # entries the working set has; --count is exact; AUTH_SYS uid/gid reach the
-# server; --order sequential works; an unreachable server fails fast with a
-# clear message.
+# server; --order sequential works; locks makes LOCK+UNLOCK pairs, all GRANTED,
+# at the origin's NLM (port 23045, BENCH_TEST_NLM_PORT) and leaves no lock behind;
+# an unreachable server fails fast with a clear message.
 set -euo pipefail
 bench=${1:?nfsgw-bench binary}
 origin=${2:?origin-ganesha.sh}
 nfs_port=${BENCH_TEST_NFS_PORT:-23490}
 mount_port=${BENCH_TEST_MOUNT_PORT:-23048}
+nlm_port=${BENCH_TEST_NLM_PORT:-23045}
 work=$(mktemp -d /tmp/bench-ctest.XXXXXX)
 state=$work/state
 export_dir=$work/export
@@ -31,7 +33,7 @@ json_field() { grep -o "\"$2\":[^,}]*" <<<"$1" | head -1 | cut -d: -f2; }
 json_errors() { grep -o '"errors":{[^}]*}' <<<"$1" | sed 's/^"errors"://'; }
 
 mkdir -p "$export_dir"
-timeout 90 "$origin" start "$state" "$export_dir" "$nfs_port" "$mount_port" >/dev/null
+ORIGIN_NLM_PORT=$nlm_port timeout 90 "$origin" start "$state" "$export_dir" "$nfs_port" "$mount_port" >/dev/null
 url="nfs://127.0.0.1$export_dir?nfsport=$nfs_port&mountport=$mount_port"
 files=200
 
@@ -165,4 +167,27 @@ fi
 [ $(( $(date +%s) - start )) -le 10 ] || fail "unreachable server took too long"
 grep -q "cannot connect\|no answer" <<<"$out" || fail "unclear message: $out"
 echo "ok unreachable"
+# locks: LOCK+UNLOCK pairs at the origin's NLM, every one GRANTED, nothing left
+# locked (ganesha holds NLM locks as real locks on its files: F_OFD_GETLK sees them).
+j=$(run --mode locks --nlm-port "$nlm_port" --duration 1)
+calls=$(json_field "$j" calls)
+[ "$calls" -gt 10 ] || fail "locks: too few calls: $j"
+[ "$(json_errors "$j")" = "{}" ] || fail "locks: not every LOCK/UNLOCK GRANTED: $j"
+locked=$(python3 - "$export_dir/nfsgw-bench" <<'PY'
+import fcntl, os, struct, sys
+F_OFD_GETLK, F_WRLCK, F_UNLCK = 36, 1, 2
+n = 0
+for name in os.listdir(sys.argv[1]):
+    path = os.path.join(sys.argv[1], name)
+    if not os.path.isfile(path):
+        continue
+    fd = os.open(path, os.O_RDWR)
+    got = fcntl.fcntl(fd, F_OFD_GETLK, struct.pack("hh4xqqi4x", F_WRLCK, 0, 0, 0, 0))
+    os.close(fd)
+    n += struct.unpack("hh4xqqi4x", got)[0] != F_UNLCK
+print(n)
+PY
+)
+[ "$locked" = 0 ] || fail "locks: $locked files still locked at the origin after the run"
+echo "ok locks: $calls calls, none left locked"
 echo PASS

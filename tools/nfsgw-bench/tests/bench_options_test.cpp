@@ -39,7 +39,7 @@ TEST(BenchOptions, ParsesEverythingBothSpellings) {
 
 TEST(BenchOptions, AllModesRoundTrip) {
   for (const char* m : {"null", "getattr", "lookup", "lookup-missing", "access", "read", "write", "php", "walk",
-                        "churn", "seqwrite", "unpack"}) {
+                        "churn", "seqwrite", "unpack", "locks"}) {
     auto mode = mode_from_name(m);
     ASSERT_TRUE(mode.has_value()) << m;
     EXPECT_STREQ(mode_name(*mode), m);
@@ -93,6 +93,10 @@ TEST(BenchOptions, WriteModes) {
   EXPECT_FALSE(parse_options({"--url", "nfs://h/e", "--mode", "unpack", "--setattr", "mode"}).setattr_times);
   EXPECT_TRUE(parse_options({"--url", "nfs://h/e", "--setattr=times"}).setattr_times);
   EXPECT_THROW(parse_options({"--url", "nfs://h/e", "--setattr", "mtime"}), std::invalid_argument);
+  EXPECT_EQ(parse_options({"--url", "nfs://h/e", "--mode", "locks"}).nlm_port, 0u);  // rpcbind
+  EXPECT_EQ(parse_options({"--url", "nfs://h/e", "--mode", "locks", "--nlm-port", "4045"}).nlm_port, 4045u);
+  EXPECT_THROW(parse_options({"--url", "nfs://h/e", "--nlm-port", "0"}), std::invalid_argument);
+  EXPECT_THROW(parse_options({"--url", "nfs://h/e", "--nlm-port", "65536"}), std::invalid_argument);
   EXPECT_THROW(parse_options({"--url", "nfs://h/e", "--file-size", "0"}), std::invalid_argument);
   EXPECT_THROW(parse_options({"--url", "nfs://h/e", "--file-size", "1099511627777"}), std::invalid_argument);
   // A write of 0 bytes per call would never end.
