@@ -87,8 +87,8 @@ run() {
 }
 for rep in $(seq "$reps"); do
   bench_log "rep $rep: load $(cut -d' ' -f1-3 /proc/loadavg)"
-  run "serial-origin" "$origin_url" "$reach_nlm" 1 ${SERIAL_INFLIGHT:-1}
-  run "serial-nfsgw" "$via_url" "$nlm_port" 1 ${SERIAL_INFLIGHT:-1}
+  run "serial-origin" "$origin_url" "$reach_nlm" 1 1
+  run "serial-nfsgw" "$via_url" "$nlm_port" 1 1
   run "load-origin" "$origin_url" "$reach_nlm" 4 8
   run "load-nfsgw" "$via_url" "$nlm_port" 4 8
 done
