@@ -285,7 +285,7 @@ GatewayApp::GatewayApp(config::Config cfg, std::string config_path, const cache:
       std::lock_guard lock(p.stacks_mu);
       auto it = p.serving.find(id);
       if (it != p.serving.end() && it->second->cache) it->second->cache->forget_attributes(fh);
-    }, make_origin_locks(io_), stop_origin_locks);
+    }, make_origin_locks(io_), stop_origin_locks, make_lock_peers(io_));
     p.dispatcher.add(rpc::make_nlm4_table(p.locks->service()));
   }
   p.cache_admin.emplace(*p.metadata, p.blocks.get(), std::move(admin_exports));

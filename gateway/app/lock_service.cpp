@@ -1,15 +1,22 @@
 #include "gateway/app/lock_service.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <stdexcept>
 
 #include <unistd.h>
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
+#include <boost/asio/ip/udp.hpp>
 #include <boost/asio/post.hpp>
 #include <spdlog/spdlog.h>
 
+#include "gateway/app/statd_callback.h"
 #include "gateway/translator/handle_translator.h"
 
 namespace nfsgw {
@@ -37,18 +44,47 @@ std::string instance_name() {
 }
 
 /// nfsgw's caller name at the origins: this host's name, which the origin's statd
-/// can resolve and monitor.
+/// can resolve and monitor. NFSGW_NLM_CALLER_NAME replaces it (a test hook: on a
+/// test host whose name resolves to 127.0.0.1 only, Linux's statd does not match
+/// an SM_NOTIFY naming it to the name's monitor, as it does for an address no
+/// name maps to).
 std::string caller_name() {
+  if (const char* v = std::getenv("NFSGW_NLM_CALLER_NAME"); v != nullptr && *v != '\0' && std::strlen(v) < 256) {
+    spdlog::warn("NLM: NFSGW_NLM_CALLER_NAME={}: nfsgw's caller name at the origins (a test hook)", v);
+    return v;
+  }
   char buf[256] = {};
   if (::gethostname(buf, sizeof buf - 1) != 0 || buf[0] == '\0') return "localhost";
   return buf;
+}
+
+/// The name a client knows nfsgw by: the address it sends its calls to. nfsgw
+/// listening on one address: that one; else the address this host sends from
+/// towards the client (its route), which is the one the client reached unless it
+/// came by another route. "" when it cannot be told.
+std::string server_address_for(asio::io_context& io, const std::string& listen, const std::string& client) {
+  boost::system::error_code ec;
+  const asio::ip::address l = asio::ip::make_address(listen, ec);
+  if (!ec && !l.is_unspecified()) return l.to_string();
+  const asio::ip::address c = asio::ip::make_address(client, ec);
+  if (ec) return {};
+  asio::ip::udp::socket s(io);
+  s.open(c.is_v4() ? asio::ip::udp::v4() : asio::ip::udp::v6(), ec);
+  if (ec) return {};
+  s.connect(asio::ip::udp::endpoint(c, 111), ec);  // sends nothing: picks the source address
+  if (ec) return {};
+  asio::ip::address a = s.local_endpoint(ec).address();
+  if (ec) return {};
+  if (a.is_v6() && a.to_v6().is_v4_mapped()) a = asio::ip::make_address_v4(asio::ip::v4_mapped, a.to_v6());
+  return a.to_string();
 }
 
 }  // namespace
 
 LockService::LockService(asio::io_context& io, const config::Config& cfg, HandleTranslator& translator,
                          std::function<void(std::uint32_t, const nfs3::FileHandle&)> forget_attributes,
-                         const OriginLocksFactory& make_origin, OriginLocksStop stop_origin)
+                         const OriginLocksFactory& make_origin, OriginLocksStop stop_origin,
+                         const LockPeersFactory& make_peers)
     : io_(io), strand_(asio::make_strand(io)), timer_(strand_), interval_(cfg.server.nlm_retry_interval) {
   stop_origin_ = std::move(stop_origin);
   nlm::NlmSettings s;
@@ -77,6 +113,34 @@ LockService::LockService(asio::io_context& io, const config::Config& cfg, Handle
   };
   service_ = std::make_unique<nlm::NlmService>(check, origin_for, s, [] { return std::chrono::steady_clock::now(); });
   service_->on_granted(std::move(forget_attributes));
+  caller_name_ = s.caller_name;
+  const std::uint32_t version = callback_version(cfg.server.nlm_port);
+  if (make_peers) peers_ = make_peers(version);
+  if (peers_.clients) service_->use_callbacks(peers_.clients.get());
+  if (peers_.statd) {
+    // The new state is on disk before anyone hears of it (start_run saves it).
+    nlm::NsmRecordFile file(std::filesystem::path(cfg.cache.dir) / "nsm");
+    // At least the seconds since 2024 (made odd): a state no earlier run under this
+    // caller name used, even with a record lost or in another cache directory.
+    const auto since = std::chrono::system_clock::now().time_since_epoch() - std::chrono::seconds(1704067200);
+    const auto floor = std::chrono::duration_cast<std::chrono::seconds>(since).count();
+    nlm::NsmRecordFile::Loaded run =
+        file.start_run(static_cast<std::int32_t>(std::clamp<std::int64_t>(floor, 0, 1'000'000'000)));
+    if (!run.ok) throw std::runtime_error("NLM: cannot keep nfsgw's NSM state in " + file.path().string() + ": " + run.error);
+    if (!run.error.empty()) spdlog::error("NLM: NSM record {}: {} (its client hosts are not told of this restart)",
+                                          file.path().string(), run.error);
+    to_tell_ = run.record.hosts;
+    spdlog::info("NLM: NSM state {}, {} client hosts of the last run to tell", run.record.state, to_tell_.size());
+    monitor_ = std::make_unique<nlm::ClientMonitor>(*peers_.statd, std::move(file), std::move(run.record));
+    monitor_->wait_for_start();
+    service_->use_monitor(monitor_.get(), [&io, listen = cfg.server.listen](const std::string& client) {
+      return server_address_for(io, listen, client);
+    });
+    callback_ = std::make_unique<StatdCallback>(io, version, [this](nsm::Status st) {
+      Awaitable<void> release = service_->host_rebooted(std::move(st));
+      asio::co_spawn(io_, std::move(release), asio::detached);
+    });
+  }
   spdlog::info("NLM: lock service for {} exports (caller name {} at the origins, grace {} ms, waiters retried every {} ms)",
                origins_.size(), s.caller_name, cfg.server.nlm_grace.count(), interval_.count());
 }
@@ -85,7 +149,44 @@ LockService::~LockService() = default;
 
 void LockService::start() {
   service_->begin_grace();
+  if (callback_) callback_->start();
+  if (monitor_) asio::co_spawn(io_, tell_restart(), asio::detached);
   asio::post(strand_, [this] { arm(); });
+}
+
+Awaitable<void> LockService::tell_restart() {
+  const std::int32_t state = monitor_->state();
+  // Awaitables bound to names first: no temporary inside co_await (GCC 12).
+  Awaitable<nlm::MonitorReply> unmonitor_all = monitor_->unmonitor_all();
+  const nlm::MonitorReply all = co_await std::move(unmonitor_all);
+  if (!all.ok) spdlog::warn("NLM: SM_UNMON_ALL at start: {}", all.error);
+  // The origins first: they drop the locks nfsgw held before its clients reclaim them.
+  for (auto& [id, o] : origins_) {
+    if (stopped_) co_return;
+    Awaitable<bool> notify = o->notify_restart(caller_name_, state);
+    const bool told = co_await std::move(notify);
+    if (told) {
+      spdlog::info("NLM: export {}'s origin told that {} restarted (state {})", id, caller_name_, state);
+    } else {
+      spdlog::warn("NLM: export {}'s origin statd did not answer SM_NOTIFY: it may keep the locks nfsgw held "
+                   "before the restart",
+                   id);
+    }
+  }
+  if (to_tell_.empty() || !peers_.notify_hosts || stopped_) co_return;
+  Awaitable<std::vector<bool>> notify_hosts = peers_.notify_hosts(to_tell_, state);
+  std::vector<bool> answered = co_await std::move(notify_hosts);
+  std::vector<nlm::MonitoredHost> told;
+  for (std::size_t i = 0; i < to_tell_.size() && i < answered.size(); ++i) {
+    if (answered[i]) {
+      told.push_back(to_tell_[i]);
+    } else {
+      spdlog::warn("NLM: client host {} (statd at {}) not told of the restart: it stays in the record",
+                   to_tell_[i].mon_name, to_tell_[i].address);
+    }
+  }
+  monitor_->forget_told(told);
+  spdlog::info("NLM: {} of {} client hosts told of the restart (state {})", told.size(), to_tell_.size(), state);
 }
 
 void LockService::arm() {  // on strand_
@@ -113,6 +214,12 @@ void LockService::stop() {
   asio::post(strand_, [this] { timer_.cancel(); });
   if (stop_origin_)
     for (auto& [id, o] : origins_) stop_origin_(*o);
+  if (callback_) callback_->stop();
+  if (peers_.stop) peers_.stop();
+  if (monitor_) {
+    if (std::string why = monitor_->save_down(); !why.empty())
+      spdlog::error("NLM: NSM record: cannot save the down state: {}", why);
+  }
 }
 
 }  // namespace nfsgw

@@ -4,7 +4,20 @@
 // host, [[export]] origin_nlm_port and origin_statd_port (0: the origin's
 // rpcbind); the handle check is the translator's (HandleTranslator::check_handle);
 // a granted lock drops the file's cached attributes (forget_attributes). A timer
-// asks the origin again for waiters every nlm_retry_interval.
+// asks the origin again for waiters every nlm_retry_interval, and unmonitors the
+// client hosts that hold nothing any more.
+//
+// Status monitoring and restarts (design.md, issue 21, items 7 and 8), with the
+// peers LockPeersFactory makes (gateway/upstream in the server): the host's statd
+// (HostStatd) monitors client hosts (ClientMonitor) and calls back on UDP
+// (StatdCallback) when one rebooted; granted waiters' clients get NLM_GRANTED
+// (ClientNlm). The NSM record (<cache dir>/nsm) is moved to the next state and
+// saved before the service is built, so before anyone is told; start() begins
+// the grace period and then, in the background: SM_UNMON_ALL (what the last run
+// left with statd; no SM_MON of this run goes before it), SM_NOTIFY to every
+// origin's statd that nfsgw's caller name restarted (the origin drops the locks
+// nfsgw held), then SM_NOTIFY to every client host of the record (they reclaim);
+// the hosts that answered leave the record. stop() saves the record's down state.
 #pragma once
 
 #include <atomic>
@@ -13,6 +26,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -32,28 +46,53 @@ using OriginLocksFactory =
 /// Stops an origin lock manager's calls (OriginNlm::stop).
 using OriginLocksStop = std::function<void(nlm::OriginLocks&)>;
 
+/// What the lock service reaches besides the origins.
+struct LockPeers {
+  std::unique_ptr<nlm::StatusMonitor> statd;      // the host's statd; nullptr: no monitoring
+  std::unique_ptr<nlm::ClientCallbacks> clients;  // NLM_GRANTED to clients; nullptr: none
+  /// SM_NOTIFY {host.my_name, state} to each host's statd: whether each answered.
+  std::function<Awaitable<std::vector<bool>>(std::vector<nlm::MonitoredHost>, std::int32_t)> notify_hosts;
+  std::function<void()> stop;  // ends their calls
+};
+/// Makes the peers, given the version of statd's callback (my_vers of SM_MON).
+using LockPeersFactory = std::function<LockPeers(std::uint32_t callback_version)>;
+
+class StatdCallback;
+
 class LockService {
  public:
   /// `forget_attributes(export_id, origin handle)`: the export's cached attributes
   /// of the file are dropped (nothing when the export caches none).
   LockService(boost::asio::io_context& io, const config::Config& cfg, HandleTranslator& translator,
               std::function<void(std::uint32_t, const nfs3::FileHandle&)> forget_attributes,
-              const OriginLocksFactory& make_origin, OriginLocksStop stop_origin);
+              const OriginLocksFactory& make_origin, OriginLocksStop stop_origin,
+              const LockPeersFactory& make_peers = {});
   ~LockService();
 
   nlm::NlmService& service() { return *service_; }
-  /// Begins the grace period and the waiters' timer.
+  /// Begins the grace period, the waiters' timer and the restart notices.
   void start();
-  /// Stops the timer and every origin call.
+  /// Stops the timer and every origin call; saves the NSM record's down state.
   void stop();
+
+  /// nullptr without status monitoring.
+  nlm::ClientMonitor* monitor() { return monitor_.get(); }
 
  private:
   void arm();
+  /// SM_UNMON_ALL, then the origins, then the client hosts of the record are told.
+  Awaitable<void> tell_restart();
 
   boost::asio::io_context& io_;
   std::unordered_map<std::uint32_t, std::unique_ptr<nlm::OriginLocks>> origins_;
   OriginLocksStop stop_origin_;
+  LockPeers peers_;
+  std::string caller_name_;
+  std::unique_ptr<nlm::ClientMonitor> monitor_;
+  /// The client hosts the last run monitored: told of the restart by start().
+  std::vector<nlm::MonitoredHost> to_tell_;
   std::unique_ptr<nlm::NlmService> service_;
+  std::unique_ptr<StatdCallback> callback_;
   boost::asio::strand<boost::asio::io_context::executor_type> strand_;
   boost::asio::steady_timer timer_;  // on strand_
   std::chrono::milliseconds interval_;

@@ -53,6 +53,19 @@ bool fits(const LockTable& t, std::size_t reserved, std::ptrdiff_t delta) {
   return delta <= 0 || t.lock_count() + reserved + static_cast<std::size_t>(delta) <= t.limits().max_locks;
 }
 
+/// A request of a client host in progress, for ClientMonitor (unhold at the end).
+class MonitorHold {
+ public:
+  MonitorHold(ClientMonitor& m, std::string name) : m_(m), name_(std::move(name)) {}
+  ~MonitorHold() { m_.unhold(name_); }
+  MonitorHold(const MonitorHold&) = delete;
+  MonitorHold& operator=(const MonitorHold&) = delete;
+
+ private:
+  ClientMonitor& m_;
+  std::string name_;
+};
+
 }  // namespace
 
 NlmService::NlmService(HandleCheck check, OriginFor origins, NlmSettings settings, Now now)
@@ -201,7 +214,7 @@ Awaitable<std::optional<nlm4::TestRes>> NlmService::test(const CallContext& ctx,
   co_return res;
 }
 
-Awaitable<std::optional<nlm4::Res>> NlmService::lock(const CallContext& ctx, nlm4::LockArgs args) {
+Awaitable<std::optional<nlm4::Res>> NlmService::lock(const CallContext& ctx, nlm4::LockArgs args, bool monitor) {
   nlm4::Res res;
   res.cookie = args.cookie;
   nlm4::Stat refusal = nlm4::Stat::Failed;
@@ -209,6 +222,32 @@ Awaitable<std::optional<nlm4::Res>> NlmService::lock(const CallContext& ctx, nlm
   if (!e) {
     res.stat = refusal;
     co_return res;
+  }
+  // The client's host is monitored before anything of it reaches the origin (and
+  // is not unmonitored while this request runs: `held`).
+  std::optional<MonitorHold> held;
+  bool admitted = false;  // by the grace period, when the request arrived
+  if (monitor_ != nullptr && monitor) {
+    {
+      std::lock_guard g(mu_);
+      if (const nlm4::Stat s = grace_.admit_lock(args.reclaim, now_()); s != nlm4::Stat::Granted) {
+        res.stat = s;
+        co_return res;
+      }
+      admitted = true;  // a reclaim whose SM_MON outlasts the grace period still counts
+    }
+    std::string my_name = my_name_for_ ? my_name_for_(ctx.client_address) : std::string();
+    if (my_name.empty()) my_name = settings_.caller_name;
+    // Bound to names first: no temporary inside co_await (GCC 12 freed one twice).
+    MonitoredHost host{args.lock.caller_name, ctx.client_address, std::move(my_name)};
+    Awaitable<bool> hold = monitor_->hold(std::move(host));
+    if (!co_await std::move(hold)) {
+      std::lock_guard g(mu_);
+      ++counts_.not_monitored;
+      res.stat = nlm4::Stat::DeniedNoLocks;
+      co_return res;
+    }
+    held.emplace(*monitor_, args.lock.caller_name);
   }
   OwnerId owner = 0;
   std::size_t reserve = 0;
@@ -233,7 +272,8 @@ Awaitable<std::optional<nlm4::Res>> NlmService::lock(const CallContext& ctx, nlm
   };
   {
     std::lock_guard g(mu_);
-    if (const nlm4::Stat s = grace_.admit_lock(args.reclaim, now_()); s != nlm4::Stat::Granted) {
+    if (const nlm4::Stat s = admitted ? nlm4::Stat::Granted : grace_.admit_lock(args.reclaim, now_());
+        s != nlm4::Stat::Granted) {
       res.stat = s;
       co_return res;
     }
@@ -259,7 +299,10 @@ Awaitable<std::optional<nlm4::Res>> NlmService::lock(const CallContext& ctx, nlm
     reserved_ += reserve;
     ++busy_[owner];
     ++counts_.origin_calls;
-    to = nlm4::LockArgs{args.cookie, false, args.exclusive, at_origin(*e, args.lock, owner), args.reclaim, args.state};
+    // A client's reclaim (nfsgw restarted) is a new lock at the origin: the origin
+    // dropped nfsgw's old locks when told of the restart and is in no grace period
+    // of its own (it would refuse a reclaim, NLM4_DENIED_GRACE_PERIOD).
+    to = nlm4::LockArgs{args.cookie, false, args.exclusive, at_origin(*e, args.lock, owner), false, args.state};
   }
   OriginReply<nlm4::Res> r = co_await e->file->origin->lock(e->cred, std::move(to));
   bool undo = false;  // granted at the origin, and the table could not take it
@@ -489,6 +532,44 @@ nlm4::Res NlmService::granted(const CallContext& ctx, const nlm4::TestArgs& args
 }
 
 Awaitable<void> NlmService::free_all(const CallContext& ctx, nlm4::Notify args) {
+  // Only the owners of the host that says it rebooted: from its own address.
+  // Arguments bound to names first: no temporaries inside co_await (GCC 12 freed
+  // such a std::function's captured string twice).
+  std::string address = ctx.client_address;
+  std::function<bool(const ClientOwner&)> which = [address](const ClientOwner& c) { return c.address == address; };
+  std::string why = "FREE_ALL from " + address;
+  Awaitable<std::size_t> release = release_owners(std::move(args.name), std::move(which), std::move(why));
+  co_await std::move(release);
+}
+
+Awaitable<void> NlmService::host_rebooted(nsm::Status st) {
+  {
+    std::lock_guard g(mu_);
+    ++counts_.reboots;
+  }
+  spdlog::info("NLM: statd says client host {} rebooted (state {})", st.mon_name, st.state);
+  std::function<bool(const ClientOwner&)> which = [](const ClientOwner&) { return true; };
+  std::string why = "statd: " + st.mon_name + " rebooted";
+  Awaitable<std::size_t> release = release_owners(std::move(st.mon_name), std::move(which), std::move(why));
+  co_await std::move(release);
+}
+
+Awaitable<std::size_t> NlmService::sweep_monitors() {
+  if (monitor_ == nullptr) co_return 0;
+  std::vector<std::string> names;
+  {
+    std::lock_guard g(mu_);
+    const std::set<std::string> in_use = owners_.caller_names();
+    names = monitor_->take_unused([&in_use](const std::string& n) { return in_use.contains(n); });
+  }
+  const std::size_t n = names.size();
+  Awaitable<void> unmonitor = monitor_->unmonitor(std::move(names));
+  co_await std::move(unmonitor);
+  co_return n;
+}
+
+Awaitable<std::size_t> NlmService::release_owners(std::string caller_name,
+                                                  std::function<bool(const ClientOwner&)> which, std::string why) {
   struct Release {
     std::shared_ptr<FileInfo> file;
     FileKey key;
@@ -499,10 +580,9 @@ Awaitable<void> NlmService::free_all(const CallContext& ctx, nlm4::Notify args) 
   std::vector<OwnerId> owners;
   {
     std::lock_guard g(mu_);
-    for (OwnerId id : owners_.owners_of(args.name)) {
-      // Only the owners of the host that says it rebooted: from its own address.
+    for (OwnerId id : owners_.owners_of(caller_name)) {
       const ClientOwner* c = owners_.client(id);
-      if (c == nullptr || c->address != ctx.client_address) continue;
+      if (c == nullptr || !which(*c)) continue;
       LockTable::Released r = table_.release_owner(id);
       for (const Waiter& w : r.waiters) waiter_info_.erase(w.id);
       for (auto& [key, held] : r.locks) {
@@ -529,9 +609,9 @@ Awaitable<void> NlmService::free_all(const CallContext& ctx, nlm4::Notify args) 
     for (const Release& r : releases) tidy_file(r.key);
   }
   if (!owners.empty())
-    spdlog::info("NLM FREE_ALL from {} ({}): {} owners, {} locks released", ctx.client_address, args.name,
-                 owners.size(), releases.size());
+    spdlog::info("NLM {} ({}): {} owners, {} locks released", why, caller_name, owners.size(), releases.size());
   for (const FileKey& f : files) co_await wake(f);
+  co_return releases.size();
 }
 
 Awaitable<std::size_t> NlmService::wake(FileKey file) {
@@ -610,10 +690,15 @@ Awaitable<std::size_t> NlmService::wake(FileKey file) {
 Awaitable<void> NlmService::tell_granted(WaiterInfo w) {
   if (callbacks_ == nullptr) co_return;
   nlm4::TestArgs g{w.args.cookie, w.exclusive, w.args.lock};
-  const bool taken = co_await callbacks_->granted(w.client_address, std::move(g));
+  g.lock.caller_name = settings_.caller_name;  // the server's name, as lockd sends it
+  Awaitable<bool> call = callbacks_->granted(w.client_address, std::move(g));
+  const bool taken = co_await std::move(call);
+  std::lock_guard lock(mu_);
   if (taken) {
-    std::lock_guard lock(mu_);
     unclaimed_.erase(Unclaimed{w.key, w.owner, w.range, w.exclusive});
+    ++counts_.grants_told;
+  } else {
+    ++counts_.grants_untold;
   }
 }
 
@@ -625,6 +710,8 @@ Awaitable<std::size_t> NlmService::retry_waiters() {
   }
   std::size_t granted = 0;
   for (const FileKey& f : files) granted += co_await wake(f);
+  Awaitable<std::size_t> sweep = sweep_monitors();
+  co_await std::move(sweep);
   co_return granted;
 }
 

@@ -44,6 +44,15 @@
 // Bounds: max_locks and max_waiters (LockTable), max_owners (OwnerMap), answered
 // NLM4_DENIED_NOLOCKS before anything reaches the origin.
 //
+// Status monitoring (use_monitor): a LOCK (not NM_LOCK) first has the client's
+// host monitored by the host's statd (ClientMonitor: SM_MON of its caller_name,
+// recorded on disk) and is refused NLM4_DENIED_NOLOCKS when that fails, as knfsd
+// and nfs-ganesha refuse it: a lock whose holder's reboot nfsgw could not learn
+// of could be held at the origin for ever. sweep_monitors() unmonitors the hosts
+// that no longer hold or wait for anything (the server's timer). statd's
+// callback (host_rebooted) releases everything the owners of that caller name
+// held or waited for, from any address, as FREE_ALL does for one address.
+//
 // Thread-safe: one mutex over the table, the owners and the waiters, never held
 // across a call to the origin.
 #pragma once
@@ -64,11 +73,13 @@
 
 #include "gateway/awaitable.h"
 #include "gateway/call_context.h"
+#include "gateway/nlm/client_monitor.h"
 #include "gateway/nlm/grace_period.h"
 #include "gateway/nlm/lock_table.h"
 #include "gateway/nlm/origin_locks.h"
 #include "gateway/nlm/owner_map.h"
 #include "protocol/nlm4_types.h"
+#include "protocol/nlm_nsm_types.h"
 
 namespace nfsgw::nlm {
 
@@ -122,6 +133,10 @@ struct NlmCounts {
   std::uint64_t no_answer = 0;       // calls left unanswered because the origin did not answer
   std::uint64_t origin_calls = 0;    // calls sent to the origin
   std::uint64_t stale = 0;           // handles refused
+  std::uint64_t not_monitored = 0;   // LOCKs refused because the client's host could not be monitored
+  std::uint64_t reboots = 0;         // statd callbacks: a monitored client host rebooted
+  std::uint64_t grants_told = 0;     // NLM_GRANTED the client answered GRANTED
+  std::uint64_t grants_untold = 0;   // NLM_GRANTED refused or not answered
 };
 
 class NlmService {
@@ -134,6 +149,12 @@ class NlmService {
 
   void on_granted(OnGranted hook) { on_granted_ = std::move(hook); }
   void use_callbacks(ClientCallbacks* callbacks) { callbacks_ = callbacks; }
+  /// Status monitoring of client hosts. `my_name_for(client address)`: the name
+  /// that client knows nfsgw by (the server address it sends its calls to).
+  void use_monitor(ClientMonitor* monitor, std::function<std::string(const std::string&)> my_name_for) {
+    monitor_ = monitor;
+    my_name_for_ = std::move(my_name_for);
+  }
 
   /// Starts the grace period (settings.grace long) now: at nfsgw's start.
   void begin_grace();
@@ -142,7 +163,8 @@ class NlmService {
   // The procedures. nullopt: no reply (the origin did not answer; the client
   // sends the call again).
   Awaitable<std::optional<nlm4::TestRes>> test(const CallContext& ctx, nlm4::TestArgs args);
-  Awaitable<std::optional<nlm4::Res>> lock(const CallContext& ctx, nlm4::LockArgs args);
+  /// `monitor`: false for NM_LOCK (a client without a status monitor).
+  Awaitable<std::optional<nlm4::Res>> lock(const CallContext& ctx, nlm4::LockArgs args, bool monitor = true);
   Awaitable<std::optional<nlm4::Res>> cancel(const CallContext& ctx, nlm4::CancelArgs args);
   Awaitable<std::optional<nlm4::Res>> unlock(const CallContext& ctx, nlm4::UnlockArgs args);
   /// NLM_GRANTED from the origin: nfsgw never asks the origin for a blocking lock,
@@ -152,6 +174,12 @@ class NlmService {
   /// FREE_ALL: the host `args.name` rebooted; everything its owners held or waited
   /// for through this client address goes (released at the origin).
   Awaitable<void> free_all(const CallContext& ctx, nlm4::Notify args);
+  /// statd's callback: the client host `st.mon_name` rebooted; everything its
+  /// owners held or waited for goes (released at the origin), whatever their address.
+  Awaitable<void> host_rebooted(nsm::Status st);
+  /// SM_UNMON of the monitored client hosts that hold and wait for nothing now.
+  /// Returns how many.
+  Awaitable<std::size_t> sweep_monitors();
 
   /// Asks the origin again for every waiter no client of nfsgw blocks (the
   /// server's timer, every retry_interval). Returns how many were granted.
@@ -179,6 +207,9 @@ class NlmService {
   Awaitable<std::size_t> wake(FileKey file);
   /// Tells the waiter's client (ClientCallbacks) that it was granted.
   Awaitable<void> tell_granted(WaiterInfo w);
+  /// Releases everything of the owners `which` picks among those of `caller_name`.
+  Awaitable<std::size_t> release_owners(std::string caller_name, std::function<bool(const ClientOwner&)> which,
+                                        std::string why);
   /// Unlocks `range` of `owner` at the origin (release_owner, CANCEL of a granted
   /// waiter); the table is the caller's business.
   Awaitable<bool> release_at_origin(const FileInfo& f, OwnerId owner, Range range, const Credentials& cred);
@@ -189,6 +220,8 @@ class NlmService {
   Now now_;
   OnGranted on_granted_;
   ClientCallbacks* callbacks_ = nullptr;
+  ClientMonitor* monitor_ = nullptr;
+  std::function<std::string(const std::string&)> my_name_for_;
 
   mutable std::mutex mu_;
   GracePeriod grace_;

@@ -251,7 +251,7 @@ std::string NsmRecordFile::save(const NsmRecord& r) const {
   return e;
 }
 
-NsmRecordFile::Loaded NsmRecordFile::start_run() const {
+NsmRecordFile::Loaded NsmRecordFile::start_run(std::int32_t at_least) const {
   Loaded out = load();
   std::string dropped;
   if (!out.ok) {
@@ -259,6 +259,7 @@ NsmRecordFile::Loaded NsmRecordFile::start_run() const {
     out.record = NsmRecord{};
   }
   out.record.state = next_up_state(out.record.state);
+  if (at_least > out.record.state) out.record.state = at_least % 2 == 1 ? at_least : next_up_state(at_least);
   if (std::string e = save(out.record); !e.empty()) {
     out.ok = false;
     out.error = dropped.empty() ? e : dropped + "; " + e;

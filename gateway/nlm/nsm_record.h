@@ -87,7 +87,11 @@ class NsmRecordFile {
   /// it. A record that does not load is replaced by {state 1, no hosts}: ok, with
   /// `error` saying what was dropped (to log). ok is false only when the save
   /// failed (nfsgw must not run with a state it could not keep).
-  Loaded start_run() const;
+  /// `at_least`: the state is at least this (made odd): a floor from the clock,
+  /// so that a record lost or new (another cache directory) still gives a state
+  /// no earlier run under the same name used: a statd drops a notice whose state
+  /// it has already seen for that name.
+  Loaded start_run(std::int32_t at_least = 0) const;
 
   const std::filesystem::path& path() const { return path_; }
 

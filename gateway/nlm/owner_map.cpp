@@ -78,6 +78,12 @@ std::vector<OwnerId> OwnerMap::owners_of(std::string_view caller_name) const {
   return out;
 }
 
+std::set<std::string> OwnerMap::caller_names() const {
+  std::set<std::string> out;
+  for (const auto& [id, owner] : by_id_) out.insert(owner.caller_name);
+  return out;
+}
+
 void OwnerMap::forget(OwnerId id) {
   auto it = by_id_.find(id);
   if (it == by_id_.end()) return;

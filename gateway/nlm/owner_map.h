@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -62,6 +63,8 @@ class OwnerMap {
 
   /// Every owner whose caller_name is `caller_name` (a host that rebooted), in id order.
   std::vector<OwnerId> owners_of(std::string_view caller_name) const;
+  /// The caller names of every owner (the client hosts that hold or wait for something).
+  std::set<std::string> caller_names() const;
 
   /// Drops the owner. The caller does so only when it holds nothing at the
   /// origin any more: its id may then be given to another owner.

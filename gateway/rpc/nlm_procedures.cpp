@@ -65,12 +65,12 @@ ProgramVersion make_nlm4_table(nlm::NlmService& s) {
     nlm4::encode(out, s.granted(ctx, args));
     co_return Outcome::Success;
   });
-  // NM_LOCK: a lock of a client that has no status monitor; it never blocks.
+  // NM_LOCK: a lock of a client that has no status monitor (not monitored); it never blocks.
   set(Proc::NmLock, 0, [&s](const CallContext& ctx, xdr::Reader& in, xdr::Writer& out) -> Awaitable<Finished> {
     nlm4::LockArgs args;
     if (!decode_all(in, args)) co_return Outcome::GarbageArgs;
     args.block = false;
-    co_return answer(co_await s.lock(ctx, std::move(args)), out);
+    co_return answer(co_await s.lock(ctx, std::move(args), /*monitor=*/false), out);
   });
   set(Proc::FreeAll, 0, [&s](const CallContext& ctx, xdr::Reader& in, xdr::Writer&) -> Awaitable<Finished> {
     nlm4::Notify args;

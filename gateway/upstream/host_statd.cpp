@@ -7,6 +7,7 @@
 #include <cstring>
 #include <exception>
 #include <functional>
+#include <deque>
 #include <mutex>
 #include <optional>
 #include <utility>
@@ -99,17 +100,65 @@ class StatdCall final : public ChannelCall {
   Convert convert_;
 };
 
+}  // namespace host_statd_cpp
+
+/// One call at a time to the host's statd. Linux's statd (libtirpc's server) left
+/// a second call that arrived on its TCP connection with the first unanswered
+/// until the caller gave up (seen: an SM_MON sent while an SM_UNMON was in flight
+/// went unanswered for the whole 5 s bound), so HostStatd never pipelines.
+struct HostStatd::Serial {
+  std::mutex mu;
+  bool busy = false;
+  std::deque<std::function<void()>> waiting;
+
+  /// Runs `submit` now, or once the calls before it have ended.
+  void enter(std::function<void()> submit) {
+    {
+      std::lock_guard g(mu);
+      if (busy) {
+        waiting.push_back(std::move(submit));
+        return;
+      }
+      busy = true;
+    }
+    submit();
+  }
+  /// The call in flight ended: the next goes.
+  void leave() {
+    std::function<void()> next;
+    {
+      std::lock_guard g(mu);
+      if (waiting.empty()) {
+        busy = false;
+        return;
+      }
+      next = std::move(waiting.front());
+      waiting.pop_front();
+    }
+    next();
+  }
+};
+
+namespace host_statd_cpp {
+
 /// Submits `call` (owned by the channel from then on) and resumes the caller with
 /// its reply. `channel` must outlive the call's submission (the caller holds it).
-Awaitable<MonitorReply> await_call(OriginRpcChannel* channel, StatdCall* call) {
+/// With `serial`, after the calls before it on that statd have ended.
+Awaitable<MonitorReply> await_call(OriginRpcChannel* channel, StatdCall* call,
+                                   std::shared_ptr<HostStatd::Serial> serial) {
   return asio::async_initiate<const asio::use_awaitable_t<>&, void(MonitorReply)>(
-      [channel, call](auto handler) {
+      [channel, call, serial](auto handler) {
         auto h = std::make_shared<decltype(handler)>(std::move(handler));
-        call->set_done([h](MonitorReply r) {
+        call->set_done([h, serial](MonitorReply r) {
           auto ex = asio::get_associated_executor(*h);
           asio::post(ex, [h, r = std::move(r)]() mutable { std::move(*h)(std::move(r)); });
+          if (serial) serial->leave();
         });
-        channel->submit(std::unique_ptr<ChannelCall>(call));
+        if (serial) {
+          serial->enter([channel, call] { channel->submit(std::unique_ptr<ChannelCall>(call)); });
+        } else {
+          channel->submit(std::unique_ptr<ChannelCall>(call));
+        }
       },
       asio::use_awaitable);
 }
@@ -117,11 +166,12 @@ Awaitable<MonitorReply> await_call(OriginRpcChannel* channel, StatdCall* call) {
 /// Builds the call (a plain function: its closures are moved as C++ says) and
 /// awaits it.
 Awaitable<MonitorReply> run_call(const std::shared_ptr<OriginRpcChannel>& channel, Credentials cred,
-                                 const char* what, StatdCall::Queue queue, StatdCall::Convert convert) {
+                                 const char* what, StatdCall::Queue queue, StatdCall::Convert convert,
+                                 std::shared_ptr<HostStatd::Serial> serial = nullptr) {
   auto call = std::make_unique<StatdCall>(std::move(queue), std::move(convert));
   call->cred = std::move(cred);
   call->what = what;
-  return await_call(channel.get(), call.release());
+  return await_call(channel.get(), call.release(), std::move(serial));
 }
 
 /// sm_stat_res (SM_STAT, SM_MON): ok only for stat_succ.
@@ -158,7 +208,8 @@ std::shared_ptr<OriginRpcChannel> statd_channel(asio::io_context& io, std::strin
 }
 
 Awaitable<MonitorReply> send_notify(std::shared_ptr<OriginRpcChannel> channel, std::string machine,
-                                    std::string mon_name, std::int32_t state) {
+                                    std::string mon_name, std::int32_t state,
+                                    std::shared_ptr<HostStatd::Serial> serial = nullptr) {
   if (std::string why = unsendable("mon_name", mon_name); !why.empty()) return not_sent("SM_NOTIFY", why);
   return run_call(
       std::move(channel), statd_credentials(machine), "SM_NOTIFY",
@@ -169,7 +220,7 @@ Awaitable<MonitorReply> send_notify(std::shared_ptr<OriginRpcChannel> channel, s
         a.state = state;
         return rpc_nsm1_notify_async(rpc, cb, &a, pd);
       },
-      [](void*) { return MonitorReply{true, 0, {}}; });
+      [](void*) { return MonitorReply{true, 0, {}}; }, std::move(serial));
 }
 
 /// Counts workers down and resumes one waiter when the last has finished.
@@ -190,7 +241,8 @@ struct Countdown {
 
 }  // namespace host_statd_cpp
 
-HostStatd::HostStatd(asio::io_context& io, Options options) : options_(std::move(options)) {
+HostStatd::HostStatd(asio::io_context& io, Options options)
+    : options_(std::move(options)), serial_(std::make_shared<Serial>()) {
   channel_ = host_statd_cpp::statd_channel(io, options_.host, options_.port, options_.timeout);
 }
 
@@ -214,7 +266,7 @@ Awaitable<MonitorReply> HostStatd::monitor(std::string host, nsm::Priv priv) {
         std::memcpy(a.priv, priv.data(), priv.size());
         return rpc_nsm1_mon_async(rpc, cb, &a, pd);
       },
-      [](void* data) { return from_stat_res(data, "SM_MON"); });
+      [](void* data) { return from_stat_res(data, "SM_MON"); }, serial_);
 }
 
 Awaitable<MonitorReply> HostStatd::unmonitor(std::string host) {
@@ -231,7 +283,7 @@ Awaitable<MonitorReply> HostStatd::unmonitor(std::string host) {
         a.mon_id.my_id = my_id_of(o, my_name);
         return rpc_nsm1_unmon_async(rpc, cb, &a, pd);
       },
-      [](void* data) { return from_sm_stat(data, "SM_UNMON"); });
+      [](void* data) { return from_sm_stat(data, "SM_UNMON"); }, serial_);
 }
 
 Awaitable<MonitorReply> HostStatd::unmonitor_all() {
@@ -247,7 +299,7 @@ Awaitable<MonitorReply> HostStatd::unmonitor_all() {
         a.my_id = my_id_of(o, my_name);
         return rpc_nsm1_unmonall_async(rpc, cb, &a, pd);
       },
-      [](void* data) { return from_sm_stat(data, "SM_UNMON_ALL"); });
+      [](void* data) { return from_sm_stat(data, "SM_UNMON_ALL"); }, serial_);
 }
 
 Awaitable<MonitorReply> HostStatd::stat(std::string host) {
@@ -261,11 +313,11 @@ Awaitable<MonitorReply> HostStatd::stat(std::string host) {
         a.mon_name = mon_name.data();
         return rpc_nsm1_stat_async(rpc, cb, &a, pd);
       },
-      [](void* data) { return from_stat_res(data, "SM_STAT"); });
+      [](void* data) { return from_stat_res(data, "SM_STAT"); }, serial_);
 }
 
 Awaitable<MonitorReply> HostStatd::notify(std::string mon_name, std::int32_t state) {
-  return host_statd_cpp::send_notify(channel_, options_.my_name, std::move(mon_name), state);
+  return host_statd_cpp::send_notify(channel_, options_.my_name, std::move(mon_name), state, serial_);
 }
 
 Awaitable<MonitorReply> notify_statd(asio::io_context& io, std::string address, std::uint16_t port,

@@ -14,6 +14,8 @@
 // (status_monitor.h says how). Linux's statd refuses any my_prog but 100021; tests
 // give another my_vers so as not to collide with a real NLM registered on the host.
 //
+// Calls go one at a time (HostStatd::Serial says why); notify() goes beside them.
+//
 // Names (mon_name, my_name) are 1 to 1024 bytes without NUL (libnfs sends them as
 // C strings); others are not sent ("not sent: ...").
 #pragma once
@@ -65,9 +67,12 @@ class HostStatd final : public nlm::StatusMonitor {
 
   const Options& options() const { return options_; }
 
+  struct Serial;
+
  private:
   Options options_;
   std::shared_ptr<OriginRpcChannel> channel_;
+  std::shared_ptr<Serial> serial_;
 };
 
 /// SM_NOTIFY to the statd of `address` (its TCP port from rpcbind there, unless

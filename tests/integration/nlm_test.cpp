@@ -9,13 +9,29 @@
 //     after the holder's release (nfsgw's retry timer), and its client's retry is
 //     then answered GRANTED;
 //   - a forged gateway handle, and an origin handle sent to nfsgw, are refused
-//     NLM4_STALE_FH and lock nothing at the origin.
+//     NLM4_STALE_FH and lock nothing at the origin;
+//   - a granted waiter's client gets NLM_GRANTED at once (a stand-in for the
+//     client's NLM counts it), whether nfsgw's client or the origin's held it;
+//   - status monitoring with the host's real statd: a client host's reboot
+//     (SM_NOTIFY naming it, sent to statd as its statd would) frees its locks at
+//     the origin, and only its own;
+//   - kill -9 of nfsgw and a restart: the origin drops the locks nfsgw held, a
+//     stand-in for the client's statd is told (SM_NOTIFY with nfsgw's new state),
+//     a reclaim in the grace period is granted and taken at the origin again, a
+//     new lock refused NLM4_DENIED_GRACE_PERIOD.
+// Client caller names are loopback addresses (127.0.0.x): statd monitors only
+// names it can resolve, and nfsgw refuses the lock of a host statd will not monitor.
+// The client's NLM and statd are reached on the stand-ins' ports
+// (NFSGW_NLM_CLIENT_NLM_PORT, NFSGW_NLM_CLIENT_STATD_PORT): this host's rpcbind
+// names other servers' NLM.
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
+#include <ctime>
 #include <cstdlib>
 #include <fstream>
 #include <future>
@@ -23,12 +39,27 @@
 #include <thread>
 #include <vector>
 
+#include <atomic>
+#include <mutex>
+
 #include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/read.hpp>
+#include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/use_future.hpp>
+#include <boost/asio/write.hpp>
 
+#include "gateway/nlm/nsm_record.h"
+#include "gateway/upstream/host_statd.h"
 #include "gateway/upstream/origin_nlm.h"
+#include "protocol/nlm4_types.h"
+#include "protocol/nlm_nsm_types.h"
+#include "protocol/record_marking.h"
+#include "protocol/rpc_message.h"
+#include "protocol/xdr.h"
 #include "tests/support/nfsgw_process.h"
 #include "tests/support/origin.h"
 #include "tests/support/ports.h"
@@ -46,9 +77,15 @@ using nfsgw::nlm::Outcome;
 namespace nlm4 = nfsgw::nlm4;
 namespace nfs3 = nfsgw::nfs3;
 
-// The shared origin serves NLM on its own port (read by origin-ganesha.sh).
+// The shared origin serves NLM on its own port (read by origin-ganesha.sh); the
+// nfsgw started here reach the clients' NLM and statd at the stand-ins' ports.
 const bool kNlmOn = [] {
   ::setenv("ORIGIN_NLM_PORT", std::to_string(kNlmOriginPort).c_str(), 1);
+  ::setenv("NFSGW_NLM_CLIENT_NLM_PORT", std::to_string(kNlmClientNlmPort).c_str(), 1);
+  ::setenv("NFSGW_NLM_CLIENT_STATD_PORT", std::to_string(kNlmClientStatdPort).c_str(), 1);
+  // nfsgw's caller name at the origin: an address no name maps to, which this
+  // host's statd matches a notice to (the host's name resolves to 127.0.0.1 only).
+  ::setenv("NFSGW_NLM_CALLER_NAME", "127.0.0.250", 1);
   return true;
 }();
 auto* const kEnv = ::testing::AddGlobalTestEnvironment(new OriginEnvironment);
@@ -108,14 +145,16 @@ nlm4::Lock lock_of(const Owner& o, const Handle& fh, std::uint64_t off, std::uin
 class Client {
  public:
   Client(Loop& loop, std::uint16_t port)
-      : loop_(loop), nlm_(loop.io(), "127.0.0.1", port, 0, std::chrono::milliseconds(10000), "nlm-test") {}
+      : loop_(loop), nlm_(loop.io(), "127.0.0.1", port, 0, std::chrono::milliseconds(30000), "nlm-test") {}
   ~Client() { nlm_.stop(); }
 
   /// The server's status, or 999 when it did not answer.
-  std::uint32_t lock(const Owner& o, const Handle& fh, std::uint64_t off, std::uint64_t len, bool block = false) {
+  std::uint32_t lock(const Owner& o, const Handle& fh, std::uint64_t off, std::uint64_t len, bool block = false,
+                     bool reclaim = false) {
     nlm4::LockArgs a;
     a.cookie = {1, 2};
     a.block = block;
+    a.reclaim = reclaim;
     a.exclusive = true;
     a.lock = lock_of(o, fh, off, len);
     a.state = 1;
@@ -145,12 +184,118 @@ class Client {
   nfsgw::upstream::OriginNlm nlm_;
 };
 
+/// A stand-in for a client host's NLM and statd: TCP on 127.0.0.1:`port`, answers
+/// NLM4 GRANTED with NLM4_GRANTED and NSM SM_NOTIFY (void), and keeps each call.
+class StandIn {
+ public:
+  struct Seen {
+    std::uint32_t prog = 0, proc = 0;
+    std::vector<std::uint8_t> args;
+    std::chrono::steady_clock::time_point at;
+  };
+  StandIn(boost::asio::io_context& io, std::uint16_t port) : io_(io), acceptor_(io) {
+    using boost::asio::ip::tcp;
+    acceptor_.open(tcp::v4());
+    acceptor_.set_option(tcp::acceptor::reuse_address(true));
+    acceptor_.bind(tcp::endpoint(boost::asio::ip::make_address_v4("127.0.0.1"), port));
+    acceptor_.listen();
+    boost::asio::co_spawn(io, accept_loop(), boost::asio::detached);
+  }
+  ~StandIn() {
+    boost::system::error_code ec;
+    acceptor_.close(ec);
+    (void)nfsgw::test::wait_until([&] { return done_.load(); }, 5s, "the stand-in to stop");
+  }
+  std::vector<Seen> seen(std::uint32_t prog, std::uint32_t proc) const {
+    std::lock_guard g(mu_);
+    std::vector<Seen> out;
+    for (const Seen& c : seen_)
+      if (c.prog == prog && c.proc == proc) out.push_back(c);
+    return out;
+  }
+  std::vector<nlm4::TestArgs> granted() const {
+    std::vector<nlm4::TestArgs> out;
+    for (const Seen& c : seen(nlm4::kProgram, static_cast<std::uint32_t>(nlm4::Proc::Granted))) {
+      nfsgw::xdr::Reader r(c.args);
+      nlm4::TestArgs a;
+      nlm4::decode(r, a);
+      out.push_back(a);
+    }
+    return out;
+  }
+  std::vector<nfsgw::nsm::StatChange> notified() const {
+    std::vector<nfsgw::nsm::StatChange> out;
+    for (const Seen& c : seen(nfsgw::nsm::kProgram, static_cast<std::uint32_t>(nfsgw::nsm::Proc::Notify))) {
+      nfsgw::xdr::Reader r(c.args);
+      nfsgw::nsm::StatChange a;
+      nfsgw::nsm::decode(r, a);
+      out.push_back(a);
+    }
+    return out;
+  }
+
+ private:
+  boost::asio::awaitable<void> accept_loop() {
+    for (;;) {
+      try {
+        auto s = co_await acceptor_.async_accept(boost::asio::use_awaitable);
+        boost::asio::co_spawn(io_, serve(std::move(s)), boost::asio::detached);
+      } catch (const boost::system::system_error&) {
+        break;
+      }
+    }
+    done_ = true;
+  }
+  boost::asio::awaitable<void> serve(boost::asio::ip::tcp::socket s) {
+    namespace rpc = nfsgw::rpc;
+    try {
+      for (int calls = 0; calls < 1000; ++calls) {
+        std::uint8_t mark[4];
+        co_await boost::asio::async_read(s, boost::asio::buffer(mark), boost::asio::use_awaitable);
+        const std::uint32_t len = ((mark[0] & 0x7fu) << 24) | (mark[1] << 16) | (mark[2] << 8) | mark[3];
+        if (len > 65536) co_return;
+        std::vector<std::uint8_t> body(len);
+        co_await boost::asio::async_read(s, boost::asio::buffer(body), boost::asio::use_awaitable);
+        nfsgw::xdr::Reader r(body);
+        const rpc::CallHeader h = rpc::decode_call_header(r);
+        const auto rest = r.rest();
+        {
+          std::lock_guard g(mu_);
+          seen_.push_back(Seen{h.prog, h.proc, {rest.begin(), rest.end()}, std::chrono::steady_clock::now()});
+        }
+        std::vector<std::uint8_t> reply(4);
+        nfsgw::xdr::Writer w(reply);
+        if (h.prog == nlm4::kProgram && h.proc == static_cast<std::uint32_t>(nlm4::Proc::Granted)) {
+          nlm4::TestArgs a;
+          nlm4::decode(r, a);
+          rpc::encode_accepted_reply(w, h.xid, rpc::AcceptStat::Success);
+          nlm4::encode(w, nlm4::Res{a.cookie, nlm4::Stat::Granted});
+        } else if (h.prog == nfsgw::nsm::kProgram &&
+                   h.proc == static_cast<std::uint32_t>(nfsgw::nsm::Proc::Notify)) {
+          rpc::encode_accepted_reply(w, h.xid, rpc::AcceptStat::Success);
+        } else {
+          rpc::encode_accepted_reply(w, h.xid, rpc::AcceptStat::ProcUnavail);
+        }
+        rpc::write_record_header(reply.data(), static_cast<std::uint32_t>(reply.size() - 4));
+        co_await boost::asio::async_write(s, boost::asio::buffer(reply), boost::asio::use_awaitable);
+      }
+    } catch (const std::exception&) {
+    }
+  }
+
+  boost::asio::io_context& io_;
+  boost::asio::ip::tcp::acceptor acceptor_;
+  std::atomic<bool> done_{false};
+  mutable std::mutex mu_;
+  std::vector<Seen> seen_;
+};
+
 /// A client of the origin. Its caller name must resolve: ganesha's NLM has the
 /// host's statd monitor it (SM_MON) and refuses the lock (or does not answer a
 /// TEST) when statd cannot.
 Owner origin_client() { return Owner{"localhost", "b-owner", 22}; }
 
-constexpr std::uint32_t kGranted = 0, kDenied = 1, kBlocked = 3, kStaleFh = 7;
+constexpr std::uint32_t kGranted = 0, kDenied = 1, kBlocked = 3, kDeniedGracePeriod = 4, kStaleFh = 7;
 
 /// Whether a process of this host sees a write lock on the range of the origin's
 /// file: ganesha's VFS FSAL holds NLM locks as real locks on it.
@@ -225,7 +370,7 @@ TEST_F(NlmTest, ALockThroughNfsgwIsHeldAtTheOriginAndTheOtherWayRound) {
   const File f = make("both_ways");
   Loop loop;
   Client via_gw(loop, kNlmGatewayNlmPort), direct(loop, kNlmOriginPort);
-  const Owner a{"client-a", "a-owner", 11}, c{"client-c", "c-owner", 33};
+  const Owner a{"127.0.0.11", "a-owner", 11}, c{"127.0.0.13", "c-owner", 33};
   const Owner b = origin_client();
 
   EXPECT_FALSE(locked_at_origin(f.path, 0, 100)) << "control: nothing locked yet";
@@ -256,7 +401,7 @@ TEST_F(NlmTest, AWaiterBlockedAtTheOriginIsGrantedAfterTheRelease) {
   const File f = make("waiter");
   Loop loop;
   Client via_gw(loop, kNlmGatewayNlmPort), direct(loop, kNlmOriginPort);
-  const Owner a{"client-a", "a-owner", 11};
+  const Owner a{"127.0.0.11", "a-owner", 11};
   const Owner b = origin_client();
   ASSERT_EQ(direct.lock(b, f.at_origin, 0, 0), kGranted);
   EXPECT_EQ(via_gw.lock(a, f.via_gw, 0, 10, /*block=*/true), kBlocked);
@@ -277,7 +422,7 @@ TEST_F(NlmTest, AForgedHandleLocksNothing) {
   const File f = make("forged");
   Loop loop;
   Client via_gw(loop, kNlmGatewayNlmPort);
-  const Owner a{"client-a", "a-owner", 11};
+  const Owner a{"127.0.0.11", "a-owner", 11};
   Handle forged = f.via_gw;
   ASSERT_FALSE(forged.empty());
   forged.back() ^= 0x01;
@@ -290,6 +435,175 @@ TEST_F(NlmTest, AForgedHandleLocksNothing) {
   EXPECT_EQ(via_gw.lock(a, f.via_gw, 0, 0), kGranted);
   EXPECT_TRUE(locked_at_origin(f.path, 0, 0));
   EXPECT_EQ(via_gw.unlock(a, f.via_gw, 0, 0), kGranted);
+}
+
+/// nfsgw's NSM record (<cache dir>/nsm).
+nfsgw::nlm::NsmRecord record_of(const Gateway& gw) {
+  const auto l = nfsgw::nlm::NsmRecordFile(gw.cache_dir() + "/nsm").load();
+  EXPECT_TRUE(l.ok) << l.error;
+  return l.record;
+}
+
+/// An NSM state a played reboot can use: odd, and new to statd.
+std::int32_t fresh_state() {
+  return static_cast<std::int32_t>((std::time(nullptr) % 100000000) * 2 + 1);
+}
+
+TEST_F(NlmTest, AGrantedWaitersClientGetsNlmGrantedAtOnce) {
+  INTEG_REQUIRE_NFSGW();
+  const File f = make("granted");
+  Loop loop;
+  StandIn client_nlm(loop.io(), kNlmClientNlmPort);
+  Client via_gw(loop, kNlmGatewayNlmPort), direct(loop, kNlmOriginPort);
+  const Owner a{"127.0.0.11", "a-owner", 11}, c{"127.0.0.13", "c-owner", 33};
+  const Owner b = origin_client();
+  using Clock = std::chrono::steady_clock;
+
+  // Held by another client of nfsgw: the waiter is granted at that client's UNLOCK.
+  ASSERT_EQ(via_gw.lock(a, f.via_gw, 0, 100), kGranted) << gw_->log();
+  EXPECT_EQ(via_gw.lock(c, f.via_gw, 10, 20, /*block=*/true), kBlocked);
+  EXPECT_TRUE(client_nlm.granted().empty()) << "control: nothing granted while a holds the range";
+  const auto released = Clock::now();
+  EXPECT_EQ(via_gw.unlock(a, f.via_gw, 0, 100), kGranted);
+  ASSERT_TRUE(nfsgw::test::wait_until([&] { return client_nlm.granted().size() == 1; }, 10s,
+                                      "NLM_GRANTED for c's waiter"))
+      << gw_->log();
+  const nlm4::TestArgs g = client_nlm.granted()[0];
+  EXPECT_TRUE(g.exclusive);
+  EXPECT_EQ(g.lock.svid, 33);
+  EXPECT_EQ(std::string(g.lock.oh.begin(), g.lock.oh.end()), "c-owner");
+  EXPECT_EQ(g.lock.offset, 10u);
+  EXPECT_EQ(g.lock.length, 20u);
+  EXPECT_EQ(g.lock.fh, nfs3::FileHandle(f.via_gw)) << "the client's own (gateway) handle";
+  const auto local_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+      client_nlm.seen(nlm4::kProgram, 5)[0].at - released).count();
+  EXPECT_TRUE(locked_at_origin(f.path, 10, 20)) << "taken at the origin before the client was told";
+
+  // Held at the origin by its own client: granted by nfsgw's retry (200 ms).
+  ASSERT_EQ(direct.lock(b, f.at_origin, 200, 10), kGranted);
+  EXPECT_EQ(via_gw.lock(a, f.via_gw, 200, 10, /*block=*/true), kBlocked);
+  const auto released2 = Clock::now();
+  EXPECT_EQ(direct.unlock(b, f.at_origin, 200, 10), kGranted);
+  ASSERT_TRUE(nfsgw::test::wait_until([&] { return client_nlm.granted().size() == 2; }, 10s,
+                                      "NLM_GRANTED for a's waiter"));
+  const nlm4::TestArgs g2 = client_nlm.granted()[1];
+  EXPECT_EQ(g2.lock.svid, 11);
+  EXPECT_EQ(g2.lock.offset, 200u);
+  const auto origin_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+      client_nlm.seen(nlm4::kProgram, 5)[1].at - released2).count();
+  std::printf("release-to-NLM_GRANTED: holder a client of nfsgw %lld ms, holder at the origin %lld ms "
+              "(retry interval 200 ms)\n",
+              static_cast<long long>(local_ms), static_cast<long long>(origin_ms));
+  EXPECT_LT(origin_ms, 5000);
+
+  EXPECT_EQ(via_gw.unlock(c, f.via_gw, 0, 0), kGranted);
+  EXPECT_EQ(via_gw.unlock(a, f.via_gw, 0, 0), kGranted);
+  EXPECT_FALSE(locked_at_origin(f.path, 0, 0));
+}
+
+TEST_F(NlmTest, AMonitoredClientsRebootFreesItsLocksAtTheOrigin) {
+  INTEG_REQUIRE_NFSGW();
+  const File f = make("reboot");
+  Loop loop;
+  Client via_gw(loop, kNlmGatewayNlmPort), direct(loop, kNlmOriginPort);
+  const Owner x{"127.0.0.31", "x-owner", 31}, y{"127.0.0.32", "y-owner", 32};
+  const Owner b = origin_client();
+  ASSERT_EQ(via_gw.lock(x, f.via_gw, 0, 10), kGranted) << gw_->log();
+  ASSERT_EQ(via_gw.lock(y, f.via_gw, 100, 10), kGranted) << gw_->log();
+  // Both hosts recorded: where their statd is, the name they know nfsgw by.
+  const nfsgw::nlm::NsmRecord rec = record_of(*gw_);
+  const nfsgw::nlm::MonitoredHost* hx = rec.find(x.host);
+  ASSERT_NE(hx, nullptr) << gw_->log();
+  EXPECT_EQ(hx->address, "127.0.0.1");
+  EXPECT_EQ(hx->my_name, "127.0.0.1");
+  EXPECT_NE(rec.find(y.host), nullptr);
+  EXPECT_EQ(direct.lock(b, f.at_origin, 0, 10), kDenied) << "control: x's lock is held at the origin";
+
+  // x's host reboots: its statd tells this host's statd, which calls nfsgw back.
+  nfsgw::upstream::HostStatd::Options so;
+  so.timeout = 15000ms;  // statd may wait 5 s for a lost DNS answer
+  nfsgw::upstream::HostStatd statd(loop.io(), so);
+  const nfsgw::nlm::MonitorReply told = loop.run([&] { return statd.notify(x.host, fresh_state()); });
+  ASSERT_TRUE(told.ok) << told.error;
+  EXPECT_TRUE(nfsgw::test::wait_until([&] { return direct.test(b, f.at_origin, 0, 10) == kGranted; }, 15s,
+                                      "x's lock to leave the origin", 200ms))
+      << gw_->log();
+  EXPECT_EQ(direct.lock(b, f.at_origin, 0, 10), kGranted);
+  EXPECT_EQ(direct.test(b, f.at_origin, 100, 10), kDenied) << "y's lock stays";
+  EXPECT_EQ(via_gw.lock(y, f.via_gw, 0, 10), kDenied) << "b holds x's old range now";
+  // x holds nothing: unmonitored, and out of the record.
+  EXPECT_TRUE(nfsgw::test::wait_until([&] { return record_of(*gw_).find(x.host) == nullptr; }, 10s,
+                                      "x to leave the record", 100ms));
+  EXPECT_EQ(direct.unlock(b, f.at_origin, 0, 10), kGranted);
+  EXPECT_EQ(via_gw.unlock(y, f.via_gw, 0, 0), kGranted);
+  statd.stop();
+}
+
+TEST_F(NlmTest, AfterKill9TheOriginDropsItsLocksAndClientsReclaimInGrace) {
+  INTEG_REQUIRE_NFSGW();
+  TempDir dir("nlm-restart");
+  GatewayConfig cfg;
+  cfg.port = kNlmRestartGatewayPort;
+  cfg.origin_url = shared_origin().url();
+  cfg.server_extra = {{"nlm_port", std::to_string(kNlmRestartGatewayNlmPort)},
+                      {"nlm_grace", "\"8s\""},
+                      {"nlm_retry_interval", "\"200ms\""}};
+  cfg.export_extra = {{"origin_nlm_port", std::to_string(kNlmOriginPort)}};
+  Gateway gw(cfg, dir.path());
+  gw.start();
+  ASSERT_TRUE(wait_for_port(kNlmRestartGatewayNlmPort, 30000)) << gw.log();
+  const File f = make("restart"), g = make("restart_new");
+  const Handle f_gw = handle_of(gw.port(), gw.port(), "/export", "restart");
+  const Handle g_gw = handle_of(gw.port(), gw.port(), "/export", "restart_new");
+  Loop loop;
+  StandIn client_statd(loop.io(), kNlmClientStatdPort);
+  Client via(loop, kNlmRestartGatewayNlmPort), direct(loop, kNlmOriginPort);
+  const Owner r{"127.0.0.41", "r-owner", 41}, n{"127.0.0.42", "n-owner", 42};
+  const Owner b = origin_client();
+
+  // The first run's grace period: new locks are refused until it ends.
+  EXPECT_EQ(via.lock(r, f_gw, 0, 10), kDeniedGracePeriod) << "control: in grace at start";
+  ASSERT_TRUE(nfsgw::test::wait_until([&] { return via.lock(r, f_gw, 0, 10) == kGranted; }, 20s,
+                                      "the first grace period to end", 500ms))
+      << gw.log();
+  EXPECT_TRUE(locked_at_origin(f.path, 0, 10));
+  const nfsgw::nlm::NsmRecord before = record_of(gw);
+  EXPECT_EQ(before.state % 2, 1);
+  ASSERT_NE(before.find(r.host), nullptr);
+
+  gw.kill9();
+  EXPECT_TRUE(locked_at_origin(f.path, 0, 10)) << "control: the origin keeps what a killed nfsgw held";
+  EXPECT_EQ(direct.lock(b, f.at_origin, 0, 10), kDenied);
+  const auto restarted = std::chrono::steady_clock::now();
+  gw.start();
+  ASSERT_TRUE(wait_for_port(kNlmRestartGatewayNlmPort, 30000)) << gw.log();
+  // The origin drops the locks nfsgw held before; the client's statd is told.
+  EXPECT_TRUE(nfsgw::test::wait_until([&] { return !locked_at_origin(f.path, 0, 10); }, 15s,
+                                      "the origin to drop nfsgw's old locks", 100ms))
+      << gw.log();
+  ASSERT_TRUE(nfsgw::test::wait_until([&] { return !client_statd.notified().empty(); }, 15s,
+                                      "SM_NOTIFY at the client's statd"))
+      << gw.log();
+  const nfsgw::nsm::StatChange note = client_statd.notified()[0];
+  EXPECT_EQ(note.mon_name, "127.0.0.1") << "the name the client knows nfsgw by";
+  EXPECT_GT(note.state, before.state);
+  EXPECT_EQ(note.state % 2, 1);
+  // In grace: the reclaim is granted and held at the origin again; a new lock is refused.
+  EXPECT_EQ(via.lock(r, f_gw, 0, 10, false, /*reclaim=*/true), kGranted) << gw.log();
+  EXPECT_TRUE(locked_at_origin(f.path, 0, 10));
+  EXPECT_EQ(direct.lock(b, f.at_origin, 0, 10), kDenied) << "the reclaimed lock holds at the origin";
+  EXPECT_EQ(via.lock(n, g_gw, 0, 10), kDeniedGracePeriod)
+      << std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - restarted).count()
+      << " ms after the restart; " << gw.log();
+  EXPECT_FALSE(locked_at_origin(g.path, 0, 0));
+  // After it, new locks again.
+  EXPECT_TRUE(nfsgw::test::wait_until([&] { return via.lock(n, g_gw, 0, 10) == kGranted; }, 20s,
+                                      "the grace period to end", 500ms));
+  EXPECT_EQ(via.unlock(n, g_gw, 0, 0), kGranted);
+  EXPECT_EQ(via.unlock(r, f_gw, 0, 0), kGranted);
+  EXPECT_FALSE(locked_at_origin(f.path, 0, 0));
+  EXPECT_EQ(gw.stop(), 0);
+  EXPECT_EQ(record_of(gw).state, note.state + 1) << "a clean stop keeps the down state";
 }
 
 }  // namespace

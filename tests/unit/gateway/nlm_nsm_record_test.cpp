@@ -130,6 +130,16 @@ TEST(NlmNsmRecord, EachStartRunMovesTheStateOnDiskAndKeepsTheHosts) {
   EXPECT_EQ(f.start_run().record.state, 5);
 }
 
+TEST(NlmNsmRecord, StartRunKeepsAtLeastTheClocksFloorAndStillGrowsAboveIt) {
+  TempDir d;
+  NsmRecordFile f(d.path() / "nsm");
+  EXPECT_EQ(f.start_run(1000).record.state, 1001) << "made odd";
+  EXPECT_EQ(f.start_run(1000).record.state, 1003) << "the record's next state is above the floor";
+  EXPECT_EQ(f.start_run(5001).record.state, 5001);
+  EXPECT_EQ(f.load().record.state, 5001);
+  EXPECT_EQ(f.start_run(0).record.state, 5003);
+}
+
 TEST(NlmNsmRecord, ATornTemporaryFileNeverLosesThePreviousRecord) {
   TempDir d;
   const fs::path p = d.path() / "nsm";

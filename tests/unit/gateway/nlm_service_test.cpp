@@ -9,6 +9,11 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "fake_statd.h"
 #include "gateway/nlm/nlm_service.h"
 #include "run_awaitable.h"
 
@@ -27,6 +32,7 @@ class FakeOrigin final : public OriginLocks {
   int calls = 0;
   std::vector<std::string> log;  // "LOCK", "UNLOCK", ...
   std::string last_caller;
+  std::optional<bool> last_reclaim;  // the reclaim flag of the last LOCK
   LockTable held{LockLimits{100000, 100000}};
 
   OwnerId owner_of(const nlm4::Lock& l) {
@@ -67,6 +73,7 @@ class FakeOrigin final : public OriginLocks {
       co_return r;
     }
     EXPECT_FALSE(a.block) << "nfsgw asks the origin for non-blocking locks only";
+    last_reclaim = a.reclaim;
     r.outcome = Outcome::Answered;
     r.reply = nlm4::Res{a.cookie, held.lock(file(a.lock.fh), owner_of(a.lock),
                                            Range::from_nlm(a.lock.offset, a.lock.length), a.exclusive)};
@@ -271,6 +278,8 @@ TEST(NlmService, InGraceOnlyReclaimsAfterItNoReclaims) {
   EXPECT_EQ(f.origin.calls, 0);
   EXPECT_EQ(f.stat(f.lock(A, Fixture::lk("goodF", "hostA", 1, 0, 10), true, false, true)), Stat::Granted);
   EXPECT_EQ(f.at_origin("F"), 1u);
+  // A new lock at the origin, which dropped nfsgw's old ones and keeps no grace for it.
+  EXPECT_EQ(f.origin.last_reclaim, std::optional<bool>(false));
   // Releases are always allowed.
   EXPECT_EQ(f.stat(f.unlock(A, Fixture::lk("goodF", "hostA", 1, 0, 10))), Stat::Granted);
   EXPECT_EQ(f.at_origin("F"), 0u);
@@ -425,6 +434,114 @@ TEST(NlmService, GrantedFromTheOriginIsRefused) {
   const nlm4::Res r = f.service->granted(Fixture::from(A), nlm4::TestArgs{{1}, true, Fixture::lk("oF", "o", 1, 0, 0)});
   EXPECT_EQ(r.stat, Stat::Denied);
   EXPECT_EQ(r.cookie, nlm4::Netobj{1});
+}
+
+/// A service whose client hosts are monitored by a fake statd, with the record
+/// in a directory of its own.
+struct Monitored {
+  Fixture f;
+  fake_statd::FakeStatd statd;
+  std::filesystem::path dir;
+  std::unique_ptr<ClientMonitor> monitor;
+  Monitored() {
+    dir = std::filesystem::temp_directory_path() / ("nlm-service-test-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    monitor = std::make_unique<ClientMonitor>(statd, NsmRecordFile(dir / "nsm"), NsmRecord{3, {}});
+    f.service->use_monitor(monitor.get(), [](const std::string& client) { return "srv-for-" + client; });
+    f.service->use_callbacks(&f.callbacks);
+  }
+  ~Monitored() {
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+  }
+};
+
+TEST(NlmService, AClientHostIsMonitoredBeforeItsFirstLockReachesTheOrigin) {
+  Monitored m;
+  Fixture& f = m.f;
+  ASSERT_EQ(f.stat(f.lock(A, Fixture::lk("goodF", "hostA", 1, 0, 10), true)), Stat::Granted);
+  ASSERT_EQ(f.stat(f.lock(A, Fixture::lk("goodG", "hostA", 2, 0, 10), true)), Stat::Granted);
+  EXPECT_EQ(m.statd.calls, (std::vector<std::string>{"MON hostA"}));
+  const NsmRecord r = NsmRecordFile(m.dir / "nsm").load().record;
+  ASSERT_EQ(r.hosts.size(), 1u);
+  EXPECT_EQ(r.hosts[0], (MonitoredHost{"hostA", A, "srv-for-" + A}));
+  // NM_LOCK: a client without a status monitor is not monitored.
+  nlm4::LockArgs nm{{1}, false, true, Fixture::lk("goodH", "hostN", 1, 0, 10), false, 5};
+  EXPECT_EQ(f.stat(run_awaitable(f.service->lock(Fixture::from(C), nm, /*monitor=*/false))), Stat::Granted);
+  EXPECT_EQ(m.statd.count("MON hostN"), 0u);
+}
+
+TEST(NlmService, ALockOfAHostStatdWillNotMonitorIsRefusedBeforeTheOrigin) {
+  Monitored m;
+  Fixture& f = m.f;
+  m.statd.agree = false;
+  EXPECT_EQ(f.stat(f.lock(A, Fixture::lk("goodF", "hostA", 1, 0, 10), true)), Stat::DeniedNoLocks);
+  EXPECT_EQ(f.origin.calls, 0);
+  EXPECT_EQ(f.service->owner_count(), 0u);
+  EXPECT_EQ(f.service->counts().not_monitored, 1u);
+  // Control: statd agrees, the same lock is granted.
+  m.statd.agree = true;
+  EXPECT_EQ(f.stat(f.lock(A, Fixture::lk("goodF", "hostA", 1, 0, 10), true)), Stat::Granted);
+}
+
+TEST(NlmService, AHostThatHoldsNothingIsUnmonitored) {
+  Monitored m;
+  Fixture& f = m.f;
+  ASSERT_EQ(f.stat(f.lock(A, Fixture::lk("goodF", "hostA", 1, 0, 10), true)), Stat::Granted);
+  ASSERT_EQ(f.stat(f.lock(B, Fixture::lk("goodG", "hostB", 1, 0, 10), true)), Stat::Granted);
+  EXPECT_EQ(run_awaitable(f.service->sweep_monitors()), 0u) << "both hold a lock";
+  ASSERT_EQ(f.stat(f.unlock(A, Fixture::lk("goodF", "hostA", 1, 0, 10))), Stat::Granted);
+  EXPECT_EQ(run_awaitable(f.service->sweep_monitors()), 1u);
+  EXPECT_EQ(m.statd.calls.back(), "UNMON hostA");
+  EXPECT_TRUE(m.monitor->monitored("hostB"));
+  const NsmRecord r = NsmRecordFile(m.dir / "nsm").load().record;
+  ASSERT_EQ(r.hosts.size(), 1u);
+  EXPECT_EQ(r.hosts[0].mon_name, "hostB");
+  // A waiter keeps its host monitored too.
+  EXPECT_EQ(f.stat(f.lock(A, Fixture::lk("goodG", "hostA", 2, 0, 10), true, true)), Stat::Blocked);
+  EXPECT_EQ(run_awaitable(f.service->sweep_monitors()), 0u);
+  EXPECT_TRUE(m.monitor->monitored("hostA"));
+}
+
+TEST(NlmService, AMonitoredHostsRebootReleasesItsLocksAtTheOriginAndWakesWaiters) {
+  Monitored m;
+  Fixture& f = m.f;
+  // hostA's owners on two addresses, hostB's lock, hostC waiting on hostA's range.
+  ASSERT_EQ(f.stat(f.lock(A, Fixture::lk("goodF", "hostA", 1, 0, 10), true)), Stat::Granted);
+  ASSERT_EQ(f.stat(f.lock(B, Fixture::lk("goodG", "hostA", 2, 0, 10), true)), Stat::Granted);
+  ASSERT_EQ(f.stat(f.lock(B, Fixture::lk("goodH", "hostB", 1, 0, 10), true)), Stat::Granted);
+  EXPECT_EQ(f.stat(f.lock(C, Fixture::lk("goodF", "hostC", 1, 0, 10), true, true)), Stat::Blocked);
+  run_awaitable(f.service->host_rebooted(nsm::Status{"hostA", 9, {}}));
+  EXPECT_EQ(f.at_origin("G"), 0u) << "released at the origin, whatever the address";
+  EXPECT_EQ(f.at_origin("H"), 1u) << "another host's lock stays";
+  EXPECT_EQ(f.at_origin("F"), 1u) << "hostC's waiter took hostA's freed range";
+  EXPECT_EQ(f.service->waiter_count(), 0u);
+  ASSERT_EQ(f.callbacks.sent.size(), 1u);
+  EXPECT_EQ(f.callbacks.sent[0].first, C);
+  EXPECT_EQ(f.callbacks.sent[0].second.lock.caller_name, "gw1") << "GRANTED names nfsgw";
+  EXPECT_EQ(f.callbacks.sent[0].second.lock.oh, (nlm4::Netobj{1, 0xAB}));
+  EXPECT_EQ(f.service->counts().reboots, 1u);
+  EXPECT_EQ(f.service->counts().grants_told, 1u);
+  // hostA holds nothing now: unmonitored by the next sweep.
+  EXPECT_EQ(run_awaitable(f.service->sweep_monitors()), 1u);
+  EXPECT_EQ(m.statd.calls.back(), "UNMON hostA");
+  // Control: a reboot of a host with nothing changes nothing.
+  run_awaitable(f.service->host_rebooted(nsm::Status{"hostZ", 3, {}}));
+  EXPECT_EQ(f.service->lock_count(), 2u);
+}
+
+TEST(NlmService, AGrantTheClientDoesNotTakeIsCountedAndStaysUnclaimed) {
+  Monitored m;
+  Fixture& f = m.f;
+  m.f.callbacks.accept = false;
+  ASSERT_EQ(f.stat(f.lock(A, Fixture::lk("goodF", "hostA", 1, 0, 0), true)), Stat::Granted);
+  EXPECT_EQ(f.stat(f.lock(B, Fixture::lk("goodF", "hostB", 2, 0, 10), true, true)), Stat::Blocked);
+  EXPECT_EQ(f.stat(f.unlock(A, Fixture::lk("goodF", "hostA", 1, 0, 0))), Stat::Granted);
+  EXPECT_EQ(f.service->counts().grants_untold, 1u);
+  // Unclaimed: the client's CANCEL releases it at the origin.
+  EXPECT_EQ(f.stat(f.cancel(B, Fixture::lk("goodF", "hostB", 2, 0, 10), true)), Stat::Granted);
+  EXPECT_EQ(f.at_origin("F"), 0u);
 }
 
 }  // namespace
