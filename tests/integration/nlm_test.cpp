@@ -546,7 +546,7 @@ TEST_F(NlmTest, AfterKill9TheOriginDropsItsLocksAndClientsReclaimInGrace) {
   cfg.port = kNlmRestartGatewayPort;
   cfg.origin_url = shared_origin().url();
   cfg.server_extra = {{"nlm_port", std::to_string(kNlmRestartGatewayNlmPort)},
-                      {"nlm_grace", "\"8s\""},
+                      {"nlm_grace", "\"60s\""},
                       {"nlm_retry_interval", "\"200ms\""}};
   cfg.export_extra = {{"origin_nlm_port", std::to_string(kNlmOriginPort)}};
   Gateway gw(cfg, dir.path());
@@ -561,11 +561,9 @@ TEST_F(NlmTest, AfterKill9TheOriginDropsItsLocksAndClientsReclaimInGrace) {
   const Owner r{"127.0.0.41", "r-owner", 41}, n{"127.0.0.42", "n-owner", 42};
   const Owner b = origin_client();
 
-  // The first run's grace period: new locks are refused until it ends.
+  // The first run's grace period: new locks are refused, a reclaim is granted.
   EXPECT_EQ(via.lock(r, f_gw, 0, 10), kDeniedGracePeriod) << "control: in grace at start";
-  ASSERT_TRUE(nfsgw::test::wait_until([&] { return via.lock(r, f_gw, 0, 10) == kGranted; }, 20s,
-                                      "the first grace period to end", 500ms))
-      << gw.log();
+  ASSERT_EQ(via.lock(r, f_gw, 0, 10, false, /*reclaim=*/true), kGranted) << gw.log();
   EXPECT_TRUE(locked_at_origin(f.path, 0, 10));
   const nfsgw::nlm::NsmRecord before = record_of(gw);
   EXPECT_EQ(before.state % 2, 1);
@@ -578,12 +576,18 @@ TEST_F(NlmTest, AfterKill9TheOriginDropsItsLocksAndClientsReclaimInGrace) {
   gw.start();
   ASSERT_TRUE(wait_for_port(kNlmRestartGatewayNlmPort, 30000)) << gw.log();
   // The origin drops the locks nfsgw held before; the client's statd is told.
-  EXPECT_TRUE(nfsgw::test::wait_until([&] { return !locked_at_origin(f.path, 0, 10); }, 15s,
+  // (statd resolves names on each call: this host's DNS made it wait 5 s at times.)
+  EXPECT_TRUE(nfsgw::test::wait_until([&] { return !locked_at_origin(f.path, 0, 10); }, 40s,
                                       "the origin to drop nfsgw's old locks", 100ms))
       << gw.log();
-  ASSERT_TRUE(nfsgw::test::wait_until([&] { return !client_statd.notified().empty(); }, 15s,
+  ASSERT_TRUE(nfsgw::test::wait_until([&] { return !client_statd.notified().empty(); }, 40s,
                                       "SM_NOTIFY at the client's statd"))
       << gw.log();
+  const auto ms_since = [&](std::chrono::steady_clock::time_point t) {
+    return static_cast<long long>(std::chrono::duration_cast<std::chrono::milliseconds>(t - restarted).count());
+  };
+  std::printf("kill -9 and start to: SM_NOTIFY at the client's statd %lld ms (the start included)\n",
+              ms_since(client_statd.seen(nfsgw::nsm::kProgram, 6)[0].at));
   const nfsgw::nsm::StatChange note = client_statd.notified()[0];
   EXPECT_EQ(note.mon_name, "127.0.0.1") << "the name the client knows nfsgw by";
   EXPECT_GT(note.state, before.state);
@@ -594,12 +598,9 @@ TEST_F(NlmTest, AfterKill9TheOriginDropsItsLocksAndClientsReclaimInGrace) {
   EXPECT_EQ(direct.lock(b, f.at_origin, 0, 10), kDenied) << "the reclaimed lock holds at the origin";
   EXPECT_EQ(via.lock(n, g_gw, 0, 10), kDeniedGracePeriod)
       << std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - restarted).count()
-      << " ms after the restart; " << gw.log();
+      << " ms after the restart (grace 60 s)";
   EXPECT_FALSE(locked_at_origin(g.path, 0, 0));
-  // After it, new locks again.
-  EXPECT_TRUE(nfsgw::test::wait_until([&] { return via.lock(n, g_gw, 0, 10) == kGranted; }, 20s,
-                                      "the grace period to end", 500ms));
-  EXPECT_EQ(via.unlock(n, g_gw, 0, 0), kGranted);
+  // (New locks after the grace period: NlmService.InGraceOnlyReclaimsAfterItNoReclaims.)
   EXPECT_EQ(via.unlock(r, f_gw, 0, 0), kGranted);
   EXPECT_FALSE(locked_at_origin(f.path, 0, 0));
   EXPECT_EQ(gw.stop(), 0);
