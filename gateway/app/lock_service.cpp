@@ -58,23 +58,24 @@ std::string caller_name() {
   return buf;
 }
 
-/// The name a client knows nfsgw by: the address it sends its calls to. nfsgw
-/// listening on one address: that one; else the address this host sends from
-/// towards the client (its route), which is the one the client reached unless it
-/// came by another route. "" when it cannot be told.
+/// The name a client knows nfsgw by: the address it sends its calls to. The
+/// address this host sends from towards the client (its route) is that address
+/// unless the client came by another route, and it is right behind a DNAT too;
+/// when it cannot be told, [server] listen when that is one address. "" when
+/// neither.
 std::string server_address_for(asio::io_context& io, const std::string& listen, const std::string& client) {
   boost::system::error_code ec;
   const asio::ip::address l = asio::ip::make_address(listen, ec);
-  if (!ec && !l.is_unspecified()) return l.to_string();
+  const std::string fallback = !ec && !l.is_unspecified() ? l.to_string() : std::string();
   const asio::ip::address c = asio::ip::make_address(client, ec);
-  if (ec) return {};
+  if (ec) return fallback;
   asio::ip::udp::socket s(io);
   s.open(c.is_v4() ? asio::ip::udp::v4() : asio::ip::udp::v6(), ec);
-  if (ec) return {};
+  if (ec) return fallback;
   s.connect(asio::ip::udp::endpoint(c, 111), ec);  // sends nothing: picks the source address
-  if (ec) return {};
+  if (ec) return fallback;
   asio::ip::address a = s.local_endpoint(ec).address();
-  if (ec) return {};
+  if (ec) return fallback;
   if (a.is_v6() && a.to_v6().is_v4_mapped()) a = asio::ip::make_address_v4(asio::ip::v4_mapped, a.to_v6());
   return a.to_string();
 }
