@@ -245,6 +245,12 @@ Awaitable<nfs3::RenameRes> MetadataCache::rename(const CallContext& ctx, nfs3::R
   // (POSIX), so nothing is edited in place. Found by nfsgw-difftest.
   const bool same_object = moved && to_named.now && *to_named.now == *moved;
   if (res.status != Status::Ok || same_object) {
+    // STALE names no handle: either directory may be the one gone (NOENT here is
+    // the name's, not a directory's).
+    if (res.status == Status::Stale || res.status == Status::BadHandle) {
+      forget_if_gone(from.dir, res.status, false);
+      forget_if_gone(to.dir, res.status, false);
+    }
     co_await learn_wcc(from.dir, res.fromdir_wcc, seq);
     if (!(to.dir == from.dir)) co_await learn_wcc(to.dir, res.todir_wcc, seq);
     if (same_object && res.status == Status::Ok) store_.erase_object(key(*moved));  // its ctime may have moved
@@ -306,6 +312,11 @@ Awaitable<nfs3::LinkRes> MetadataCache::link(const CallContext& ctx, nfs3::LinkA
   if (res.gateway_status) co_return res;
   co_await attrs_.learn(file, res.file_attributes, seq);
   if (res.status != Status::Ok) {
+    // STALE names no handle: the file or the directory may be the one gone.
+    if (res.status == Status::Stale || res.status == Status::BadHandle) {
+      forget_if_gone(file, res.status, false);
+      forget_if_gone(where.dir, res.status, false);
+    }
     co_await learn_wcc(where.dir, res.linkdir_wcc, seq);
     co_return res;
   }

@@ -37,6 +37,7 @@ Awaitable<Res> MetadataCache::fs_info(const CallContext& ctx, Args args, nfs3::F
   const std::uint64_t seq = attrs_.next_seq();
   Res res = co_await (next_.*method)(ctx, std::move(args));
   if (res.gateway_status) co_return res;
+  forget_if_gone(fh, res.status, false);
   co_await attrs_.learn(fh, res.obj_attributes, seq);
   if (res.status == Status::Ok) {
     std::vector<std::uint8_t> buf;

@@ -169,5 +169,119 @@ TEST_F(GoneAtTheOrigin, AnAccessAnsweredStaleDropsTheRecords) {
   forgotten();
 }
 
+
+// The class of the fault above: whatever procedure the origin answers STALE about
+// an object (the object itself, or the directory a name lives in), nothing cached
+// of that object answers again. Every procedure that carries a handle is tried,
+// each on an object of its own (a file, a directory or a symlink cached on an
+// immutable export, then removed at the origin behind the cache); a procedure the
+// cache answers without the origin learns nothing and is counted apart. A
+// procedure that passes the origin's STALE on but keeps the records fails here.
+class GoneAtTheOriginEveryProcedure : public MetaCacheTest {
+ protected:
+  void SetUp() override {
+    settings.consistency = cache::Consistency::Immutable;
+    settings.access_check = cache::AccessCheck::Local;
+    start();
+    root = origin.root();
+  }
+  enum class Kind { File, Dir, Symlink };
+  /// A fresh object of `kind` in a folder of its own, cached (its attributes, its
+  /// name, and for a folder a name inside it), then removed at the origin.
+  nfs3::FileHandle gone(Kind kind, const std::string& tag) {
+    const nfs3::FileHandle d = origin.add_dir(root, "d-" + tag);
+    nfs3::FileHandle x;
+    switch (kind) {
+      case Kind::File: x = origin.add_file(d, "x", 0666); break;
+      case Kind::Dir: x = origin.add_dir(d, "x", 0777); origin.add_file(x, "inside", 0644); break;
+      case Kind::Symlink: x = origin.add_symlink(d, "x", "target"); break;
+    }
+    EXPECT_EQ(lookup(d, "x").status, Status::Ok);
+    EXPECT_EQ(getattr(x).status, Status::Ok);
+    if (kind == Kind::Dir) EXPECT_EQ(lookup(x, "inside").status, Status::Ok);
+    origin.unlink(d, "x");
+    EXPECT_EQ(getattr(x).status, Status::Ok) << "control: the cache alone still answers it";
+    return x;
+  }
+  /// Nothing of `x` answers from the cache any more: its GETATTR asks the origin.
+  bool forgotten(const nfs3::FileHandle& x) {
+    origin.reset_calls();
+    const Status s = getattr(x).status;
+    return s == Status::Stale && origin.calls(Proc::Getattr) == 1;
+  }
+  nfs3::FileHandle root;
+};
+
+TEST_F(GoneAtTheOriginEveryProcedure, NoProcedureAnsweredStaleLeavesTheObjectsRecordsBehind) {
+  using Call = std::function<Status(const nfs3::FileHandle& x, const nfs3::FileHandle& alive)>;
+  struct Case {
+    const char* name;
+    Kind kind;
+    Call call;
+  };
+  auto r = [this](auto method, auto args) { return run(invoke(*layer, method, as(0), std::move(args))).status; };
+  nfs3::Sattr mode;
+  mode.mode = 0600;
+  const std::vector<Case> cases = {
+      {"SETATTR", Kind::File, [&](auto& x, auto&) { return r(&Nfs3Program::setattr, nfs3::SetattrArgs{x, mode, {}}); }},
+      {"ACCESS", Kind::File,
+       [&](auto& x, auto&) { return r(&Nfs3Program::access, nfs3::AccessArgs{x, nfs3::access::Read}); }},
+      {"READLINK", Kind::Symlink, [&](auto& x, auto&) { return r(&Nfs3Program::readlink, nfs3::ReadlinkArgs{x}); }},
+      {"READ", Kind::File, [&](auto& x, auto&) { return r(&Nfs3Program::read, nfs3::ReadArgs{x, 0, 10}); }},
+      {"WRITE", Kind::File, [&](auto& x, auto&) { return write(x, 0, "abc").status; }},
+      {"COMMIT", Kind::File, [&](auto& x, auto&) { return r(&Nfs3Program::commit, nfs3::CommitArgs{x, 0, 0}); }},
+      {"LINK of it", Kind::File,
+       [&](auto& x, auto& alive) { return r(&Nfs3Program::link, nfs3::LinkArgs{x, {alive, "l"}}); }},
+      {"FSSTAT", Kind::File, [&](auto& x, auto&) { return r(&Nfs3Program::fsstat, nfs3::FsstatArgs{x}); }},
+      {"FSINFO", Kind::File, [&](auto& x, auto&) { return r(&Nfs3Program::fsinfo, nfs3::FsinfoArgs{x}); }},
+      {"PATHCONF", Kind::File, [&](auto& x, auto&) { return r(&Nfs3Program::pathconf, nfs3::PathconfArgs{x}); }},
+      {"LOOKUP in it", Kind::Dir, [&](auto& x, auto&) { return lookup(x, "never-cached").status; }},
+      {"CREATE in it", Kind::Dir, [&](auto& x, auto&) { return create(x, "n").status; }},
+      {"MKDIR in it", Kind::Dir, [&](auto& x, auto&) { return mkdir(x, "n").status; }},
+      {"SYMLINK in it", Kind::Dir,
+       [&](auto& x, auto&) { return r(&Nfs3Program::symlink, nfs3::SymlinkArgs{{x, "n"}, {}, "t"}); }},
+      {"MKNOD in it", Kind::Dir,
+       [&](auto& x, auto&) {
+         nfs3::MknodArgs a;
+         a.where = {x, "n"};
+         a.type = nfs3::FileType::Fifo;
+         return r(&Nfs3Program::mknod, std::move(a));
+       }},
+      {"REMOVE in it", Kind::Dir, [&](auto& x, auto&) { return remove(x, "inside").status; }},
+      {"RMDIR in it", Kind::Dir, [&](auto& x, auto&) { return rmdir(x, "inside").status; }},
+      {"RENAME from it", Kind::Dir, [&](auto& x, auto& alive) { return rename(x, "inside", alive, "moved").status; }},
+      {"RENAME into it", Kind::Dir, [&](auto& x, auto& alive) { return rename(alive, "a", x, "moved").status; }},
+      {"LINK into it", Kind::Dir,
+       [&](auto& x, auto& alive) {
+         const nfs3::FileHandle a = lookup(alive, "a").object;
+         return r(&Nfs3Program::link, nfs3::LinkArgs{a, {x, "l"}});
+       }},
+      {"READDIR", Kind::Dir,
+       [&](auto& x, auto&) { return readdir(x).status; }},
+      {"READDIRPLUS", Kind::Dir, [&](auto& x, auto&) { return readdirplus(x).status; }},
+  };
+  int stale = 0, from_cache = 0;
+  int n = 0;
+  for (const Case& c : cases) {
+    const std::string tag = std::to_string(n++);
+    const nfs3::FileHandle alive = origin.add_dir(root, "alive-" + tag);
+    origin.add_file(alive, "a", 0644);
+    const nfs3::FileHandle x = gone(c.kind, tag);
+    origin.reset_calls();
+    const Status s = c.call(x, alive);
+    if (s != Status::Stale) {
+      // Answered without the origin's word on it (from the cache, or an error of
+      // its own): nothing was learned, nothing to forget.
+      ++from_cache;
+      continue;
+    }
+    ++stale;
+    EXPECT_TRUE(forgotten(x)) << c.name << " was answered STALE by the origin, yet the cache still answers "
+                              << "the object's GETATTR";
+  }
+  // Most procedures reach the origin here: the test checks what it is for.
+  EXPECT_GE(stale, 18) << from_cache << " answered without the origin";
+}
+
 }  // namespace
 }  // namespace nfsgw::metacache::test
