@@ -12,7 +12,6 @@
 //     once the holder lets go, nfsgw is as before: nothing left held at the origin.
 // The calls are built by hand (tests/support/rpc_wire.h), independent of nfsgw's
 // own NLM codec, so a fault there cannot hide itself.
-#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -23,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/lock_files.h"
 #include "tests/support/nfsgw_process.h"
 #include "tests/support/origin.h"
 #include "tests/support/ports.h"
@@ -106,29 +106,6 @@ std::uint32_t stat_of(const ParsedReply& r) {
 }
 
 std::vector<std::uint8_t> bytes_of(const Handle& h) { return std::vector<std::uint8_t>(h.begin(), h.end()); }
-
-/// Whether a process of this host sees a write lock on the origin's file: ganesha's
-/// VFS FSAL holds NLM locks as real locks on it.
-bool locked_at_origin(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDWR);
-  if (fd < 0) return false;
-  struct flock fl {};
-  fl.l_type = F_WRLCK;
-  fl.l_whence = SEEK_SET;
-  const bool locked = ::fcntl(fd, F_OFD_GETLK, &fl) == 0 && fl.l_type != F_UNLCK;
-  ::close(fd);
-  return locked;
-}
-
-Handle handle_of(std::uint16_t nfs_port, std::uint16_t mount_port, const std::string& path, const std::string& name) {
-  RawMount m = mount_root(mount_port, path);
-  EXPECT_TRUE(m.transport_ok && m.status == 0) << m.error;
-  RawNfsConnection c;
-  EXPECT_TRUE(c.connect(nfs_port, kNfsProgram, 3)) << c.error();
-  RawLookup l = c.lookup(m.root, name);
-  EXPECT_TRUE(l.transport_ok && l.status == 0) << l.error << " status " << l.status;
-  return l.handle;
-}
 
 class NlmHostile : public ::testing::Test {
  protected:
