@@ -14,7 +14,10 @@
 - the hardening the issue asks for is present (ProtectSystem=strict,
   ProtectHome, NoNewPrivileges, PrivateTmp, Restart=on-failure);
 - KillSignal is one nfsgw handles (gateway/app/gateway_app.cpp's signal_set), and
-  an ExecReload sends one it handles.
+  an ExecReload sends one it handles;
+- the locks drop-in (systemd/nfsgw-locks.conf, for [server] nlm_port) wants and
+  orders nfsgw after rpc-statd.service and rpcbind, and `systemd-analyze verify`
+  reads it beside the unit without a warning.
 """
 import os
 import re
@@ -82,6 +85,16 @@ def main():
     c.expect(re.search(rf"systemd/nfsgw\.toml\s+{re.escape(config_path or '-')}\b", notes) is not None, w,
              f"ExecStart reads {config_path}, but the install notes do not put systemd/nfsgw.toml there")
     cfg = lib.load_config_file(c, args, os.path.join(sd, "nfsgw.toml"))
+    locks_path = os.path.join(sd, "nfsgw-locks.conf")
+    wl = lib.rel(args, locks_path)
+    locks = parse_unit(locks_path).get("Unit", {})
+    for key in ("Wants", "After"):
+        names = " ".join(locks.get(key, [])).split()
+        c.expect("rpc-statd.service" in names and any(n.startswith("rpcbind") for n in names), wl,
+                 f"{key}= does not name rpc-statd.service and rpcbind: {names}")
+    with open(locks_path) as f:
+        c.expect("/etc/systemd/system/nfsgw.service.d/" in f.read(), wl,
+                 "the install notes do not put the drop-in in nfsgw.service.d/")
 
     # The unit as systemd reads it.
     if shutil.which("systemd-analyze") is None:
@@ -95,6 +108,9 @@ def main():
         copy = os.path.join(tmp, "nfsgw.service")
         with open(copy, "w") as f:
             f.write(text)
+        # The locks drop-in where its install notes put it: verify reads it too.
+        os.makedirs(os.path.join(tmp, "nfsgw.service.d"))
+        shutil.copy(locks_path, os.path.join(tmp, "nfsgw.service.d", "locks.conf"))
         r = subprocess.run(["systemd-analyze", "verify", "--man=no", copy], capture_output=True, text=True,
                            timeout=60, cwd=tmp)
         out = (r.stdout + r.stderr).strip()
