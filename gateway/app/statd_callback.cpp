@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/strand.hpp>
 #include <spdlog/spdlog.h>
@@ -86,8 +87,6 @@ StatdCallback::StatdCallback(asio::io_context& io, std::uint32_t version, OnRebo
   port_ = socket_.local_endpoint().port();
 }
 
-StatdCallback::~StatdCallback() { stop(); }
-
 bool StatdCallback::start() {
   pmap_udp(false, nlm::kCallbackProgram, version_, 0);  // a leftover of a killed run
   const bool ok = pmap_udp(true, nlm::kCallbackProgram, version_, port_);
@@ -106,8 +105,17 @@ bool StatdCallback::start() {
 
 void StatdCallback::stop() {
   if (registered_.exchange(false)) pmap_udp(false, nlm::kCallbackProgram, version_, 0);
+  // On the socket's strand: a receive's handler may be running on another thread.
+  asio::dispatch(socket_.get_executor(), [this] {
+    boost::system::error_code ignored;
+    socket_.close(ignored);
+  });
+}
+
+StatdCallback::~StatdCallback() {
+  if (registered_.exchange(false)) pmap_udp(false, nlm::kCallbackProgram, version_, 0);
   boost::system::error_code ignored;
-  socket_.close(ignored);
+  socket_.close(ignored);  // the io_context runs no more handlers of it by now
 }
 
 void StatdCallback::receive() {  // on the socket's strand
