@@ -16,8 +16,8 @@
 #include <boost/asio/post.hpp>
 #include <spdlog/spdlog.h>
 
-#include "gateway/app/statd_callback.h"
 #include "gateway/translator/handle_translator.h"
+#include "gateway/upstream/statd_callback.h"
 
 namespace nfsgw {
 
@@ -115,7 +115,7 @@ LockService::LockService(asio::io_context& io, const config::Config& cfg, Handle
   service_ = std::make_unique<nlm::NlmService>(check, origin_for, s, [] { return std::chrono::steady_clock::now(); });
   service_->on_granted(std::move(forget_attributes));
   caller_name_ = s.caller_name;
-  const std::uint32_t version = callback_version(cfg.server.nlm_port);
+  const std::uint32_t version = upstream::callback_version(cfg.server.nlm_port);
   if (make_peers) peers_ = make_peers(version);
   if (peers_.clients) service_->use_callbacks(peers_.clients.get());
   if (peers_.statd) {
@@ -137,7 +137,7 @@ LockService::LockService(asio::io_context& io, const config::Config& cfg, Handle
     service_->use_monitor(monitor_.get(), [&io, listen = cfg.server.listen](const std::string& client) {
       return server_address_for(io, listen, client);
     });
-    callback_ = std::make_unique<StatdCallback>(io, version, [this](nsm::Status st) {
+    callback_ = std::make_unique<upstream::StatdCallback>(io, version, [this](nsm::Status st) {
       Awaitable<void> release = service_->host_rebooted(std::move(st));
       asio::co_spawn(io_, std::move(release), asio::detached);
     });

@@ -57,7 +57,9 @@ struct LockPeers {
 /// Makes the peers, given the version of statd's callback (my_vers of SM_MON).
 using LockPeersFactory = std::function<LockPeers(std::uint32_t callback_version)>;
 
+namespace upstream {
 class StatdCallback;
+}
 
 class LockService {
  public:
@@ -92,7 +94,7 @@ class LockService {
   /// The client hosts the last run monitored: told of the restart by start().
   std::vector<nlm::MonitoredHost> to_tell_;
   std::unique_ptr<nlm::NlmService> service_;
-  std::unique_ptr<StatdCallback> callback_;
+  std::unique_ptr<upstream::StatdCallback> callback_;
   boost::asio::strand<boost::asio::io_context::executor_type> strand_;
   boost::asio::steady_timer timer_;  // on strand_
   std::chrono::milliseconds interval_;

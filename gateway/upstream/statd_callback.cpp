@@ -1,5 +1,5 @@
 // StatdCallback (statd_callback.h): statd's reboot callback over UDP on the loopback.
-#include "gateway/app/statd_callback.h"
+#include "gateway/upstream/statd_callback.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -19,7 +19,7 @@
 #include "protocol/rpc_message.h"
 #include "protocol/xdr.h"
 
-namespace nfsgw {
+namespace nfsgw::upstream {
 
 namespace asio = boost::asio;
 using asio::ip::udp;
@@ -167,4 +167,4 @@ void StatdCallback::serve(std::size_t n) {
   if (reboot && on_reboot_) on_reboot_(std::move(*reboot));
 }
 
-}  // namespace nfsgw
+}  // namespace nfsgw::upstream

@@ -29,7 +29,7 @@
 
 #include "protocol/nlm_nsm_types.h"
 
-namespace nfsgw {
+namespace nfsgw::upstream {
 
 /// nfsgw's callback version for an NLM service on TCP port `nlm_port`: one per
 /// nfsgw on a host (their NLM ports differ), none of them a real NLM version.
@@ -70,4 +70,4 @@ class StatdCallback {
 /// by 2 s: rpcbind's boolean answer (false when it did not answer).
 bool pmap_udp(bool set, std::uint32_t prog, std::uint32_t vers, std::uint16_t port);
 
-}  // namespace nfsgw
+}  // namespace nfsgw::upstream
