@@ -287,6 +287,21 @@ GatewayApp::GatewayApp(config::Config cfg, std::string config_path, const cache:
       if (it != p.serving.end() && it->second->cache) it->second->cache->forget_attributes(fh);
     }, make_origin_locks(io_), stop_origin_locks, make_lock_peers(io_));
     p.dispatcher.add(rpc::make_nlm4_table(p.locks->service()));
+    if (p.flusher) {
+      // Before an UNLOCK reaches the origin, what was written under the lock and is
+      // still dirty goes there (any export of the file's origin may hold it).
+      p.locks->service().before_release([&p](std::uint32_t id, const nfs3::FileHandle& fh) -> Awaitable<bool> {
+        std::optional<std::uint32_t> space;
+        {
+          std::lock_guard lock(p.stacks_mu);
+          auto it = p.serving.find(id);
+          if (it != p.serving.end()) space = it->second->config->cache_space;
+        }
+        const cache::ObjectKey k{space.value_or(0), fh};
+        if (!space || !p.dirty_files->has(k)) co_return true;
+        co_return co_await p.flusher->flush_file(k);
+      });
+    }
   }
   p.cache_admin.emplace(*p.metadata, p.blocks.get(), std::move(admin_exports));
   p.cache_admin->use_duplicate_counts([d = &p.duplicates] { return d->counts(); });

@@ -414,6 +414,13 @@ Awaitable<std::optional<nlm4::Res>> NlmService::unlock(const CallContext& ctx, n
     res.stat = refusal;
     co_return res;
   }
+  // What was written under the lock reaches the origin before the lock is let go
+  // there (design.md, issue 21, item 10).
+  if (before_release_ && !co_await before_release_(e->file->export_id, e->file->origin_fh)) {
+    std::lock_guard g(mu_);
+    ++counts_.no_answer;
+    co_return std::nullopt;
+  }
   OwnerId owner = 0;
   std::size_t reserve = 0;
   nlm4::UnlockArgs to;

@@ -12,8 +12,10 @@
 //      (DENIED, or BLOCKED with a waiter); anything else goes to the origin
 //      (OriginLocks) as the origin owner, and enters the table only when the
 //      origin grants it;
-//   5. UNLOCK: at the origin first, then the table, then the file's waiters that
-//      are now free are taken at the origin and granted.
+//   5. UNLOCK: the file's unflushed writes to the origin first (BeforeRelease: a
+//      write-back export's dirty bytes), then the UNLOCK at the origin, then the
+//      table, then the file's waiters that are now free are taken at the origin
+//      and granted.
 //
 // Waiters. nfsgw asks the origin only for non-blocking locks: a waiter (a
 // blocking LOCK that could not be granted now, whether a client of this nfsgw
@@ -101,6 +103,13 @@ using OriginFor = std::function<OriginLocks*(std::uint32_t export_id)>;
 /// origin again (docs/configuration.md, "Locks and caches").
 using OnGranted = std::function<void(std::uint32_t export_id, const nfs3::FileHandle& origin)>;
 
+/// Before an UNLOCK goes to the origin: the file's data written through nfsgw and
+/// not yet at the origin (a write-back export's dirty bytes) is flushed there, so
+/// that the lock's next owner, through any gateway, reads what was written under
+/// it. False: it could not be now (the origin did not take it); the UNLOCK then
+/// gets no reply and the client's retransmission asks again.
+using BeforeRelease = std::function<Awaitable<bool>(std::uint32_t export_id, const nfs3::FileHandle& origin)>;
+
 /// Sends NLM_GRANTED to a client whose waiter was granted. True when the client
 /// answered it GRANTED (it takes the lock); false when it refused or did not answer
 /// (the lock stays granted: the client's retry or CANCEL settles it).
@@ -148,6 +157,7 @@ class NlmService {
   ~NlmService();
 
   void on_granted(OnGranted hook) { on_granted_ = std::move(hook); }
+  void before_release(BeforeRelease hook) { before_release_ = std::move(hook); }
   void use_callbacks(ClientCallbacks* callbacks) { callbacks_ = callbacks; }
   /// Status monitoring of client hosts. `my_name_for(client address)`: the name
   /// that client knows nfsgw by (the server address it sends its calls to).
@@ -219,6 +229,7 @@ class NlmService {
   NlmSettings settings_;
   Now now_;
   OnGranted on_granted_;
+  BeforeRelease before_release_;
   ClientCallbacks* callbacks_ = nullptr;
   ClientMonitor* monitor_ = nullptr;
   std::function<std::string(const std::string&)> my_name_for_;

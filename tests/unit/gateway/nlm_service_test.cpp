@@ -544,5 +544,35 @@ TEST(NlmService, AGrantTheClientDoesNotTakeIsCountedAndStaysUnclaimed) {
   EXPECT_EQ(f.at_origin("F"), 0u);
 }
 
+
+// Design item 10: on a write-back export the file's unflushed writes reach the
+// origin before its lock is released there; a flush that cannot be made now
+// leaves the lock held and the UNLOCK unanswered (the client asks again).
+TEST(NlmService, AnUnlockFlushesTheFilesWritesBeforeTheOriginReleasesIt) {
+  Fixture f;
+  std::vector<std::string> order;
+  bool flush_ok = false;
+  f.service->before_release([&](std::uint32_t id, const nfs3::FileHandle& fh) -> Awaitable<bool> {
+    order.push_back("flush " + std::to_string(id) + (fh == handle("oF") ? " oF" : " other") +
+                    (f.at_origin("F") == 1 ? " (held)" : " (released)"));
+    co_return flush_ok;
+  });
+  ASSERT_EQ(f.stat(f.lock(A, Fixture::lk("goodF", "hostA", 1, 0, 0), true)), Stat::Granted);
+  ASSERT_TRUE(order.empty()) << "a LOCK flushes nothing";
+  // The flush fails: no answer, the lock still held here and at the origin.
+  EXPECT_FALSE(f.unlock(A, Fixture::lk("goodF", "hostA", 1, 0, 0)).has_value());
+  EXPECT_EQ(f.at_origin("F"), 1u);
+  EXPECT_EQ(f.service->lock_count(), 1u);
+  // The retransmission, once the flush goes through: flushed while still held, then released.
+  flush_ok = true;
+  EXPECT_EQ(f.stat(f.unlock(A, Fixture::lk("goodF", "hostA", 1, 0, 0))), Stat::Granted);
+  EXPECT_EQ(f.at_origin("F"), 0u);
+  EXPECT_EQ(order, (std::vector<std::string>{"flush 7 oF (held)", "flush 7 oF (held)"}));
+  // A forged handle flushes nothing.
+  order.clear();
+  EXPECT_EQ(f.stat(f.unlock(A, Fixture::lk("badF", "hostA", 1, 0, 0))), Stat::StaleFh);
+  EXPECT_TRUE(order.empty());
+}
+
 }  // namespace
 }  // namespace nfsgw::nlm::nlm_service_test
