@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <utility>
 
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
 #include <spdlog/spdlog.h>
 
 namespace nfsgw::nlm {
@@ -304,7 +307,27 @@ Awaitable<std::optional<nlm4::Res>> NlmService::lock(const CallContext& ctx, nlm
     // of its own (it would refuse a reclaim, NLM4_DENIED_GRACE_PERIOD).
     to = nlm4::LockArgs{args.cookie, false, args.exclusive, at_origin(*e, args.lock, owner), false, args.state};
   }
-  OriginReply<nlm4::Res> r = co_await e->file->origin->lock(e->cred, std::move(to));
+  const nlm4::LockArgs again = to;
+  Awaitable<OriginReply<nlm4::Res>> first = e->file->origin->lock(e->cred, std::move(to));
+  OriginReply<nlm4::Res> r = co_await std::move(first);
+  // A reclaim the origin refuses during nfsgw's grace period: most likely because
+  // of nfsgw's own lock from before the restart, which the origin drops once its
+  // statd has called it back (told of the restart moments before the client was).
+  // Asked again, bounded: the client would otherwise lose the lock.
+  for (int i = 0; args.reclaim && i < settings_.reclaim_retries && r.outcome == Outcome::Answered &&
+                  r.reply->stat == nlm4::Stat::Denied;
+       ++i) {
+    {
+      std::lock_guard g(mu_);
+      if (!grace_.active(now_())) break;
+      ++counts_.origin_calls;
+      ++counts_.reclaims_retried;
+    }
+    boost::asio::steady_timer pause(co_await boost::asio::this_coro::executor, settings_.reclaim_retry_delay);
+    co_await pause.async_wait(boost::asio::use_awaitable);
+    Awaitable<OriginReply<nlm4::Res>> retry = e->file->origin->lock(e->cred, again);
+    r = co_await std::move(retry);
+  }
   bool undo = false;  // granted at the origin, and the table could not take it
   {
     std::lock_guard g(mu_);

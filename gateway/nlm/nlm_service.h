@@ -126,6 +126,11 @@ struct NlmSettings {
   std::chrono::steady_clock::duration grace = std::chrono::seconds(0);
   /// How often waiters are asked for at the origin again (the server's timer).
   std::chrono::steady_clock::duration retry_interval = std::chrono::seconds(1);
+  /// A reclaim the origin answers DENIED in the grace period is asked again this
+  /// many times, this far apart (the origin may still hold nfsgw's lock from before
+  /// the restart, which it is about to drop).
+  int reclaim_retries = 25;
+  std::chrono::milliseconds reclaim_retry_delay{200};
   /// nfsgw's caller_name at the origin (the host name the origin's statd monitors).
   std::string caller_name = "nfsgw";
   /// This run of nfsgw: part of every origin owner handle (OwnerMap).
@@ -146,6 +151,7 @@ struct NlmCounts {
   std::uint64_t reboots = 0;         // statd callbacks: a monitored client host rebooted
   std::uint64_t grants_told = 0;     // NLM_GRANTED the client answered GRANTED
   std::uint64_t grants_untold = 0;   // NLM_GRANTED refused or not answered
+  std::uint64_t reclaims_retried = 0;  // reclaims asked of the origin again after its DENIED
 };
 
 class NlmService {

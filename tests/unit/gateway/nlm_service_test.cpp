@@ -4,6 +4,7 @@
 // that what the origin holds can be checked after every step.
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -33,6 +34,7 @@ class FakeOrigin final : public OriginLocks {
   std::vector<std::string> log;  // "LOCK", "UNLOCK", ...
   std::string last_caller;
   std::optional<bool> last_reclaim;  // the reclaim flag of the last LOCK
+  std::function<void()> before_lock;  // runs as each LOCK arrives
   LockTable held{LockLimits{100000, 100000}};
 
   OwnerId owner_of(const nlm4::Lock& l) {
@@ -67,6 +69,7 @@ class FakeOrigin final : public OriginLocks {
     co_return r;
   }
   Awaitable<OriginReply<nlm4::Res>> lock(const Credentials&, nlm4::LockArgs a) override {
+    if (before_lock) before_lock();
     OriginReply<nlm4::Res> r;
     if (!answers("LOCK", a.lock)) {
       r.outcome = mode;
@@ -287,6 +290,38 @@ TEST(NlmService, InGraceOnlyReclaimsAfterItNoReclaims) {
   EXPECT_EQ(f.stat(f.lock(A, Fixture::lk("goodF", "hostA", 1, 0, 10), true, false, true)),
             Stat::DeniedGracePeriod);
   EXPECT_EQ(f.stat(f.lock(A, Fixture::lk("goodF", "hostA", 1, 0, 10), true)), Stat::Granted);
+}
+
+// After nfsgw's restart the origin may still hold nfsgw's old lock for a moment
+// (it drops it once its statd has called it back): a reclaim it refuses in the
+// grace period is asked again, bounded; outside it, and for other LOCKs, not.
+TEST(NlmService, AReclaimTheOriginRefusesInGraceIsAskedAgainBounded) {
+  NlmSettings s;
+  s.grace = 30s;
+  s.reclaim_retries = 5;
+  s.reclaim_retry_delay = 1ms;
+  Fixture f(s);
+  f.service->begin_grace();
+  f.origin.outsider_lock(handle("oF"), Range{0, kEndOfFile}, true);
+  int calls = 0;
+  f.origin.before_lock = [&] {
+    if (++calls == 3) f.origin.outsider_unlock(handle("oF"), Range{0, kEndOfFile});
+  };
+  EXPECT_EQ(f.stat(f.lock(A, Fixture::lk("goodF", "hostA", 1, 0, 10), true, false, true)), Stat::Granted);
+  EXPECT_EQ(calls, 3);
+  EXPECT_EQ(f.service->counts().reclaims_retried, 2u);
+  EXPECT_EQ(f.at_origin("F"), 1u);
+  // Still refused after the retries: DENIED.
+  f.origin.outsider_lock(handle("oG"), Range{0, kEndOfFile}, true);
+  calls = 0;
+  f.origin.before_lock = [&] { ++calls; };
+  EXPECT_EQ(f.stat(f.lock(B, Fixture::lk("goodG", "hostB", 2, 0, 10), true, false, true)), Stat::Denied);
+  EXPECT_EQ(calls, 6);
+  // After the grace period a LOCK refused by the origin is answered at once.
+  f.now += 31s;
+  calls = 0;
+  EXPECT_EQ(f.stat(f.lock(B, Fixture::lk("goodG", "hostB", 2, 0, 10), true)), Stat::Denied);
+  EXPECT_EQ(calls, 1);
 }
 
 TEST(NlmService, BoundsAreAnsweredDeniedNoLocksBeforeTheOrigin) {
