@@ -42,70 +42,10 @@ const bool kNlmOn = [] {
 }();
 auto* const kEnv = ::testing::AddGlobalTestEnvironment(new OriginEnvironment);
 
-constexpr std::uint32_t kNlmProgram = 100021, kNlmVersion = 4;
-constexpr std::uint32_t kTest = 1, kLock = 2, kCancel = 3, kUnlock = 4, kGranted = 5, kFreeAll = 23;
-constexpr std::uint32_t kStatGranted = 0, kStatDenied = 1, kStatDeniedNolocks = 2, kStatBlocked = 3,
-                        kStatStaleFh = 7;
+using namespace nlm_wire;
+constexpr std::uint32_t kNlmProgram = kProgram, kNlmVersion = kVersion;
 constexpr std::uint32_t kGarbageArgs = 4, kProcUnavail = 3, kProgMismatch = 2;
 constexpr unsigned kMaxWaiters = 20, kMaxOwners = 40;
-
-/// An NLM lock, field by field, so that each can be made wrong.
-struct WireLock {
-  std::string caller_name = "127.0.0.9";  // an address: the host's statd can monitor it
-  std::vector<std::uint8_t> fh;
-  std::vector<std::uint8_t> oh = {'o', 'w', 'n'};
-  std::uint32_t svid = 1;
-  std::uint64_t offset = 0, length = 10;
-};
-
-void put_lock(XdrOut& x, const WireLock& l) {
-  x.string(l.caller_name).opaque(l.fh).opaque(l.oh).u32(l.svid).u64(l.offset).u64(l.length);
-}
-
-/// The arguments of `proc` (TEST, LOCK, CANCEL, UNLOCK, GRANTED) for `l`.
-XdrOut call_of(std::uint32_t xid, std::uint32_t proc, const WireLock& l, bool block = false) {
-  XdrOut x = rpc_call(xid, kNlmProgram, kNlmVersion, proc);
-  x.opaque({0xc0, 0x01});  // cookie
-  switch (proc) {
-    case kTest:
-    case kGranted:
-      x.u32(1);  // exclusive
-      put_lock(x, l);
-      break;
-    case kLock:
-      x.u32(block ? 1 : 0).u32(1);
-      put_lock(x, l);
-      x.u32(0).u32(1);  // reclaim, state
-      break;
-    case kCancel:
-      x.u32(block ? 1 : 0).u32(1);
-      put_lock(x, l);
-      break;
-    case kUnlock: put_lock(x, l); break;
-    default: break;
-  }
-  return x;
-}
-
-/// One call on `c`: the parsed reply (ok false when none came within 10 s).
-ParsedReply call(TcpConn& c, const std::vector<std::uint8_t>& body) {
-  if (!c.send_all(record(body))) return {};
-  const auto r = c.read_record(10000);
-  if (!r) return {};
-  return parse_reply(*r);
-}
-
-/// The NLM status of an accepted reply (after the cookie), or 999.
-std::uint32_t stat_of(const ParsedReply& r) {
-  if (!r.ok || r.reply_stat != 0 || r.accept_stat != 0 || r.results.size() < 8) return 999;
-  const auto& b = r.results;
-  const std::uint32_t cookie_len = (b[0] << 24) | (b[1] << 16) | (b[2] << 8) | b[3];
-  const std::size_t at = 4 + ((cookie_len + 3) & ~3u);
-  if (cookie_len > 1024 || b.size() < at + 4) return 999;
-  return (b[at] << 24) | (b[at + 1] << 16) | (b[at + 2] << 8) | b[at + 3];
-}
-
-std::vector<std::uint8_t> bytes_of(const Handle& h) { return std::vector<std::uint8_t>(h.begin(), h.end()); }
 
 class NlmHostile : public ::testing::Test {
  protected:

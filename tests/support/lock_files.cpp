@@ -29,4 +29,56 @@ bool locked_at_origin(const std::string& path, off_t start, off_t len) {
   return locked;
 }
 
+namespace nlm_wire {
+namespace {
+
+void put_lock(XdrOut& x, const WireLock& l) {
+  x.string(l.caller_name).opaque(l.fh).opaque(l.oh).u32(l.svid).u64(l.offset).u64(l.length);
+}
+
+}  // namespace
+
+XdrOut call_of(std::uint32_t xid, std::uint32_t proc, const WireLock& l, bool block) {
+  XdrOut x = rpc_call(xid, kProgram, kVersion, proc);
+  x.opaque({0xc0, 0x01});  // cookie
+  switch (proc) {
+    case kTest:
+    case kGranted:
+      x.u32(1);  // exclusive
+      put_lock(x, l);
+      break;
+    case kLock:
+      x.u32(block ? 1 : 0).u32(1);
+      put_lock(x, l);
+      x.u32(0).u32(1);  // reclaim, state
+      break;
+    case kCancel:
+      x.u32(block ? 1 : 0).u32(1);
+      put_lock(x, l);
+      break;
+    case kUnlock: put_lock(x, l); break;
+    default: break;
+  }
+  return x;
+}
+
+ParsedReply call(TcpConn& c, const std::vector<std::uint8_t>& body) {
+  if (!c.send_all(record(body))) return {};
+  const auto r = c.read_record(10000);
+  if (!r) return {};
+  return parse_reply(*r);
+}
+
+std::uint32_t stat_of(const ParsedReply& r) {
+  if (!r.ok || r.reply_stat != 0 || r.accept_stat != 0 || r.results.size() < 8) return 999;
+  const auto& b = r.results;
+  const std::uint32_t cookie_len = (b[0] << 24) | (b[1] << 16) | (b[2] << 8) | b[3];
+  const std::size_t at = 4 + ((cookie_len + 3) & ~3u);
+  if (cookie_len > 1024 || b.size() < at + 4) return 999;
+  return (b[at] << 24) | (b[at + 1] << 16) | (b[at + 2] << 8) | b[at + 3];
+}
+
+std::vector<std::uint8_t> bytes_of(const Handle& h) { return std::vector<std::uint8_t>(h.begin(), h.end()); }
+
+}  // namespace nlm_wire
 }  // namespace integ

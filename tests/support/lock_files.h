@@ -1,15 +1,19 @@
 // What the NLM integration tests ask of files on a server and on the origin's disk:
 // a file's handle through a server's MOUNT and LOOKUP, and whether the origin's file
 // system holds a write lock on a range (ganesha's VFS FSAL holds NLM locks as real
-// locks on its files, so F_OFD_GETLK from this host sees them).
+// locks on its files, so F_OFD_GETLK from this host sees them); and NLM v4 calls
+// built by hand (tests/support/rpc_wire.h), independent of nfsgw's own codec, with
+// every field settable so that each can be made wrong.
 #pragma once
 
 #include <sys/types.h>
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "tests/support/raw_nfs.h"
+#include "tests/support/rpc_wire.h"
 
 namespace integ {
 
@@ -21,4 +25,30 @@ Handle handle_of(std::uint16_t nfs_port, std::uint16_t mount_port, const std::st
 /// `path` (len 0: to the end of the file).
 bool locked_at_origin(const std::string& path, off_t start = 0, off_t len = 0);
 
+namespace nlm_wire {
+
+constexpr std::uint32_t kProgram = 100021, kVersion = 4;
+constexpr std::uint32_t kTest = 1, kLock = 2, kCancel = 3, kUnlock = 4, kGranted = 5, kFreeAll = 23;
+constexpr std::uint32_t kStatGranted = 0, kStatDenied = 1, kStatDeniedNolocks = 2, kStatBlocked = 3,
+                        kStatStaleFh = 7;
+
+/// An NLM lock, field by field.
+struct WireLock {
+  std::string caller_name = "127.0.0.9";  // an address: the host's statd can monitor it
+  std::vector<std::uint8_t> fh;
+  std::vector<std::uint8_t> oh = {'o', 'w', 'n'};
+  std::uint32_t svid = 1;
+  std::uint64_t offset = 0, length = 10;
+};
+
+/// The call of `proc` (TEST, LOCK, CANCEL, UNLOCK, GRANTED) for `l`: exclusive, not
+/// a reclaim, state 1.
+XdrOut call_of(std::uint32_t xid, std::uint32_t proc, const WireLock& l, bool block = false);
+/// One call on `c`: the parsed reply (ok false when none came within 10 s).
+ParsedReply call(TcpConn& c, const std::vector<std::uint8_t>& body);
+/// The NLM status of an accepted reply (after the cookie), or 999.
+std::uint32_t stat_of(const ParsedReply& r);
+std::vector<std::uint8_t> bytes_of(const Handle& h);
+
+}  // namespace nlm_wire
 }  // namespace integ

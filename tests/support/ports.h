@@ -200,4 +200,10 @@ inline const std::uint16_t kNlmHostileOriginNlmPort = port(80);
 inline const std::uint16_t kNlmHostileGatewayPort = port(81);
 inline const std::uint16_t kNlmHostileGatewayNlmPort = port(82);
 
+/// nlm_write_back_test: the shared origin's NLM, and an nfsgw serving NLM with a
+/// write-back export.
+inline const std::uint16_t kNlmWbOriginNlmPort = port(83);
+inline const std::uint16_t kNlmWbGatewayPort = port(84);
+inline const std::uint16_t kNlmWbGatewayNlmPort = port(85);
+
 }  // namespace integ
