@@ -64,7 +64,7 @@ XdrOut call_of(std::uint32_t xid, std::uint32_t proc, const WireLock& l, bool bl
 
 ParsedReply call(TcpConn& c, const std::vector<std::uint8_t>& body) {
   if (!c.send_all(record(body))) return {};
-  const auto r = c.read_record(10000);
+  const auto r = c.read_record(30000);
   if (!r) return {};
   return parse_reply(*r);
 }

@@ -44,7 +44,9 @@ struct WireLock {
 /// The call of `proc` (TEST, LOCK, CANCEL, UNLOCK, GRANTED) for `l`: exclusive, not
 /// a reclaim, state 1.
 XdrOut call_of(std::uint32_t xid, std::uint32_t proc, const WireLock& l, bool block = false);
-/// One call on `c`: the parsed reply (ok false when none came within 10 s).
+/// One call on `c`: the parsed reply (ok false when none came within 30 s: a
+/// server may wait on its statd, which waits 5 s on a DNS server that does not
+/// answer).
 ParsedReply call(TcpConn& c, const std::vector<std::uint8_t>& body);
 /// The NLM status of an accepted reply (after the cookie), or 999.
 std::uint32_t stat_of(const ParsedReply& r);
