@@ -135,5 +135,13 @@ st=0; lockcount try fcntl "$LOCKS/kill" || st=$?
 echo "NFSGW-LOCK-WAITING-KILL"
 timeout "$KILL_WAIT" lockcount with fcntl "$LOCKS/kill" true || fail "b: never got the lock a held when it was killed"
 touch "$LOCKS/b-done-kill"
+
+# Phase 4 (RESTART=1: against nfsgw): b holds locks/restart while the host kills
+# nfsgw and starts it again; b's lockd reclaims it when nfsgw's SM_NOTIFY comes.
+if [ "${RESTART:-0}" = 1 ]; then
+  lockcount with fcntl "$LOCKS/restart" sh -c \
+    "echo NFSGW-RESTART-HOLDING; sleep $RESTART_HOLD" || fail "b: holding locks/restart across nfsgw's restart"
+  echo "NFSGW-RESTART-RELEASED"
+fi
 emit "b done"
 mount_nfs -u /mnt

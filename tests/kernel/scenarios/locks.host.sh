@@ -29,12 +29,27 @@
 #     guest-a rebooted, the server drops a's lock, and b must get it (within
 #     KILL_WAIT s). The notify-to-grant time is printed. a2 then finds the lock
 #     free after b released it.
+#  4. nfsgw killed (gateway only, RESTART=1, the default there): b holds
+#     locks/restart; the host kills nfsgw (-9) and starts it again (grace
+#     GW_NLM_GRACE, 20 s by default, also at the first start); nfsgw tells the
+#     origin (which drops the old lock) and guest-b's statd (SM_NOTIFY, its new
+#     state): b's lockd reclaims the lock in the grace period, nfsgw takes it at
+#     the origin again. The host checks that the new nfsgw monitors guest-b (its
+#     reclaim arrived) and that the origin holds the lock again, prints
+#     restart-to-reclaim, and after b's release that the origin holds nothing.
 # LOCK_NEGATIVE=1 (the negative control, against the origin): the guests mount
 # with nolock and run phase 1 only; the locks are then local to each guest, and
 # the host expects at least one counter short of 2 x LOCK_COUNT (lost updates).
 KERNEL_NETNS=1
 ORIGIN_NLM=1
-if [ "$target" = gateway ]; then GW_NLM=1; fi
+RESTART=0
+if [ "$target" = gateway ]; then
+  GW_NLM=1
+  RESTART=${RESTART_NFSGW:-1}
+  # Phase 4 kills nfsgw and starts another: the run must not take that for a failure.
+  if [ "$RESTART" = 1 ]; then GW_STOPPED_BY_SCENARIO=1; GW_NLM_GRACE=${GW_NLM_GRACE:-20s}; fi
+fi
+RESTART_HOLD=${RESTART_HOLD:-30}
 GUEST_ROLES="a b"
 GUEST_MEM=512
 GUEST_TIMEOUT=${LOCKS_TIMEOUT:-1500}
@@ -49,13 +64,14 @@ guest_qemu() { echo "-drive file=$RUN/disk-$(guest_slot "$1").img,format=raw,if=
 guest_env() {
   echo "LOCK_COUNT=$LOCK_COUNT"; echo "COUNT_DEADLINE=$((GUEST_TIMEOUT - 60))"
   echo "KILL_WAIT=$KILL_WAIT"; echo "LOCK_NEGATIVE=$LOCK_NEGATIVE"; echo "LOCK_HOLD=$LOCK_HOLD"
+  echo "RESTART=$RESTART"; echo "RESTART_HOLD=$RESTART_HOLD"
 }
 
 host_prepare() {
   local slot
   mkdir -p "$EXPORT_DIR/locks"
   for f in counter-fcntl counter-flock; do printf '0\n' > "$EXPORT_DIR/locks/$f"; done
-  for f in wait-fcntl wait-flock kill; do : > "$EXPORT_DIR/locks/$f"; done
+  for f in wait-fcntl wait-flock kill restart; do : > "$EXPORT_DIR/locks/$f"; done
   # Squash is off: the guests' root writes as root.
   for slot in a b; do
     truncate -s 16M "$RUN/disk-$slot.img"
@@ -147,6 +163,94 @@ locks_during() {
   log "b got the lock $((t_grant - t_notify)) ms after a2's sm-notify ended ($((t_grant - t_kill)) ms after the kill)"
   wait "$a2" || { cat "$RUN/boot-a2.log"; log "guest a2 failed"; return 1; }
   cat "$RUN/boot-a2.log"
+  [ "$RESTART" = 1 ] || return 0
+  restart_during
+}
+
+# locked_at_origin FILE: whether a process here sees a write lock on FILE (ganesha's
+# VFS FSAL holds NLM locks as OFD locks on the file).
+locked_at_origin() {
+  python3 - "$1" <<'PY'
+import fcntl, os, struct, sys
+fd = os.open(sys.argv[1], os.O_RDWR)
+# struct flock: l_type, l_whence (short), l_start, l_len (off_t), l_pid (int)
+fl = struct.pack("hhqqi4x", fcntl.F_WRLCK, 0, 0, 0, 0)
+fl = fcntl.fcntl(fd, 36, fl)  # F_OFD_GETLK
+sys.exit(0 if struct.unpack("hhqqi4x", fl)[0] != fcntl.F_UNLCK else 1)
+PY
+}
+
+# pmap_set_udp PROG VERS PORT: PMAP SET of (PROG, VERS, udp, PORT) at the
+# namespace's rpcbind. The origin's statd calls its lock manager back at rpcbind's
+# (100021, 4, udp) entry when a host it monitors rebooted (here: nfsgw restarted);
+# run-scenario.sh deleted the origin's 100021 entries so that nfsgw could register
+# its own NLM (TCP), which would leave that notice undelivered ("Can't callback vm
+# (100021,4), giving up" in statd's log) and nfsgw's old locks held at the origin.
+pmap_set_udp() {
+  python3 - "$@" <<'PY'
+import socket, struct, sys
+prog, vers, port = (int(a) for a in sys.argv[1:4])
+xid = 0x6e670abc
+call = struct.pack(">IIIIII", xid, 0, 2, 100000, 2, 1) + struct.pack(">IIII", 0, 0, 0, 0)
+call += struct.pack(">IIII", prog, vers, 17, port)
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.settimeout(2)
+s.sendto(call, ("127.0.0.1", 111))
+r = s.recv(512)
+sys.exit(0 if len(r) >= 28 and struct.unpack(">I", r[24:28])[0] == 1 else 1)
+PY
+}
+
+restart_during() {
+  local cb=$RUN/console-b t_kill t_back t_reclaim i
+  pmap_set_udp 100021 4 "$origin_nlm_port" || { log "rpcbind refused the origin's NLM (UDP) entry"; return 1; }
+  wait_seen "$cb" NFSGW-RESTART-HOLDING 1 120 100 || return 1
+  locked_at_origin "$EXPORT_DIR/locks/restart" || { log "b's restart lock is not held at the origin"; return 1; }
+  kill -KILL "$gw_pid"
+  for i in $(seq 100); do kill -0 "$gw_pid" 2>/dev/null || break; sleep 0.1; done
+  t_kill=$(now_ms)
+  locked_at_origin "$EXPORT_DIR/locks/restart" || { log "control: the lock went with nfsgw's kill"; return 1; }
+  log "killed nfsgw (SIGKILL) while b held locks/restart; starting it again"
+  "$NFSGW_BIN" --config "$RUN/gw/nfsgw.toml" > "$RUN/gw/nfsgw-2.log" 2>&1 &
+  echo $! > "$RUN/gw2.pid"
+  # b's reclaim reaches the new nfsgw: it monitors guest-b again, before taking the lock.
+  for i in $(seq 600); do
+    grep -q "client host guest-b monitored" "$RUN/gw/nfsgw-2.log" && break
+    [ "$i" -lt 600 ] || { log "no reclaim of guest-b reached the new nfsgw in 60 s"; tail -30 "$RUN/gw/nfsgw-2.log"; return 1; }
+    sleep 0.1
+  done
+  t_reclaim=$(now_ms)
+  for i in $(seq 300); do
+    grep -q "client hosts told of the restart" "$RUN/gw/nfsgw-2.log" && break
+    [ "$i" -lt 300 ] || { log "nfsgw did not tell its clients"; return 1; }
+    sleep 0.1
+  done
+  # nfsgw asks the origin again for a refused reclaim for up to 5 s (while the
+  # origin drops nfsgw's old lock): past that, b's lockd has its answer. Its lock
+  # conflicts with the old one, so held and not refused means: reclaimed, and
+  # the old lock gone.
+  sleep 7
+  if grep -q "lockd: failed to reclaim" "$cb"; then
+    log "b's lockd could not reclaim its lock"; grep -E "NLM|statd" "$RUN/gw/nfsgw-2.log" | tail -8; return 1
+  fi
+  locked_at_origin "$EXPORT_DIR/locks/restart" || { log "the reclaimed lock is not held at the origin"; return 1; }
+  echo "restart $((t_reclaim - t_kill))" >> "$RUN/release-to-grant"
+  log "b's reclaim reached the new nfsgw $((t_reclaim - t_kill)) ms after the kill (the start and SM_NOTIFY included)"
+  wait_seen "$cb" NFSGW-RESTART-RELEASED 1 $((RESTART_HOLD + 120)) 200 || return 1
+  for i in $(seq 100); do
+    locked_at_origin "$EXPORT_DIR/locks/restart" || break
+    [ "$i" -lt 100 ] || { log "the origin still holds locks/restart after b's release"; return 1; }
+    sleep 0.1
+  done
+  grep -E "NLM|statd" "$RUN/gw/nfsgw-2.log" | grep -v "test hook" | tail -8
+}
+
+host_cleanup() {
+  [ -f "$RUN/gw2.pid" ] || return 0
+  local p; p=$(cat "$RUN/gw2.pid")
+  kill "$p" 2>/dev/null || true
+  for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+  kill -9 "$p" 2>/dev/null || true
 }
 
 host_verify() {
