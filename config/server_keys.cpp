@@ -113,9 +113,9 @@ const SectionKeys<ServerConfig>& server_keys() {
           ServerKinds::integer("nlm_port", &ServerConfig::nlm_port, 0, 65535,
                      "TCP port of nfsgw's lock service (NLM v4, program 100021), registered with rpcbind when "
                      "`register_rpcbind = true`. Locks are held at each export's origin in nfsgw's name "
-                     "(docs/configuration.md, *Locks*). `0`: no lock service, the default while it is being "
-                     "completed (issue 21: no status monitoring or restart recovery yet); clients then mount "
-                     "with `nolock`"),
+                     "(docs/configuration.md, *Locks*); it needs the host's rpc.statd and rpcbind. `0`: no lock "
+                     "service, the default (an origin's restart is not yet followed by reclaims there, issue "
+                     "21); clients then mount with `nolock`"),
           ServerKinds::duration("nlm_grace", &ServerConfig::nlm_grace, milliseconds(0), hours(1),
                       "after nfsgw starts, for this long only reclaims of locks are granted (new locks and TEST "
                       "are answered `NLM4_DENIED_GRACE_PERIOD`; clients retry), and after it no reclaim is"),

@@ -299,7 +299,8 @@ GatewayApp::GatewayApp(config::Config cfg, std::string config_path, const cache:
         }
         const cache::ObjectKey k{space.value_or(0), fh};
         if (!space || !p.dirty_files->has(k)) co_return true;
-        co_return co_await p.flusher->flush_file(k);
+        Awaitable<bool> flush = p.flusher->flush_file(k);  // named: no temporary inside co_await (GCC 12)
+        co_return co_await std::move(flush);
       });
     }
   }

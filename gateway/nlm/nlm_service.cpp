@@ -439,10 +439,14 @@ Awaitable<std::optional<nlm4::Res>> NlmService::unlock(const CallContext& ctx, n
   }
   // What was written under the lock reaches the origin before the lock is let go
   // there (design.md, issue 21, item 10).
-  if (before_release_ && !co_await before_release_(e->file->export_id, e->file->origin_fh)) {
-    std::lock_guard g(mu_);
-    ++counts_.no_answer;
-    co_return std::nullopt;
+  if (before_release_) {
+    // The awaitable bound to a name first: no temporary inside co_await (GCC 12).
+    Awaitable<bool> flush = before_release_(e->file->export_id, e->file->origin_fh);
+    if (!co_await std::move(flush)) {
+      std::lock_guard g(mu_);
+      ++counts_.no_answer;
+      co_return std::nullopt;
+    }
   }
   OwnerId owner = 0;
   std::size_t reserve = 0;
