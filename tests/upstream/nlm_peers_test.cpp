@@ -241,7 +241,7 @@ std::optional<std::vector<std::uint8_t>> exchange(std::uint16_t port, std::uint1
   std::optional<std::vector<std::uint8_t>> out;
   if (::sendto(fd, msg.data(), msg.size(), 0, reinterpret_cast<sockaddr*>(&to), sizeof to) ==
       static_cast<ssize_t>(msg.size())) {
-    std::vector<std::uint8_t> buf(1024);
+    std::vector<std::uint8_t> buf(65536);
     const ssize_t n = ::recv(fd, buf.data(), buf.size(), 0);
     if (n > 0) {
       buf.resize(static_cast<std::size_t>(n));
@@ -272,6 +272,9 @@ rpc::ReplyHeader reply_header(const std::vector<std::uint8_t>& r) {
 }
 
 /// PMAP GETPORT of (prog, vers, udp) at 127.0.0.1:111.
+/// The UDP port rpcbind maps (prog, vers) to, exactly that version; 0 when none.
+/// From PMAPPROC_DUMP, not GETPORT: rpcbind's GETPORT answers another version's
+/// port when the one asked for is missing (an NLM origin's 100021 v4, in CI).
 std::uint32_t udp_port_at_rpcbind(std::uint32_t prog, std::uint32_t vers) {
   std::vector<std::uint8_t> msg;
   xdr::Writer w(msg);
@@ -279,17 +282,20 @@ std::uint32_t udp_port_at_rpcbind(std::uint32_t prog, std::uint32_t vers) {
   h.xid = 0x6e6700aa;
   h.prog = 100000;
   h.vers = 2;
-  h.proc = 3;
+  h.proc = 4;  // PMAPPROC_DUMP
   rpc::encode_call_header(w, h);
-  w.u32(prog);
-  w.u32(vers);
-  w.u32(17);
-  w.u32(0);
   auto r = exchange(111, 0, msg);
   if (!r) return 0;
-  xdr::Reader in(*r);
-  rpc::decode_reply_header(in);
-  return in.u32();
+  try {
+    xdr::Reader in(*r);
+    rpc::decode_reply_header(in);
+    while (in.u32() != 0) {  // pmaplist: another mapping follows
+      const std::uint32_t p = in.u32(), v = in.u32(), prot = in.u32(), port = in.u32();
+      if (p == prog && v == vers && prot == 17) return port;
+    }
+  } catch (const xdr::DecodeError&) {
+  }
+  return 0;
 }
 
 TEST(StatdCallbackTest, ACallbackFromAPrivilegedPortIsAnsweredAndHandedOn) {
