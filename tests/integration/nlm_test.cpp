@@ -60,6 +60,7 @@
 #include "protocol/record_marking.h"
 #include "protocol/rpc_message.h"
 #include "protocol/xdr.h"
+#include "tests/support/lock_files.h"
 #include "tests/support/nfsgw_process.h"
 #include "tests/support/origin.h"
 #include "tests/support/ports.h"
@@ -296,32 +297,6 @@ class StandIn {
 Owner origin_client() { return Owner{"localhost", "b-owner", 22}; }
 
 constexpr std::uint32_t kGranted = 0, kDenied = 1, kBlocked = 3, kDeniedGracePeriod = 4, kStaleFh = 7;
-
-/// Whether a process of this host sees a write lock on the range of the origin's
-/// file: ganesha's VFS FSAL holds NLM locks as real locks on it.
-bool locked_at_origin(const std::string& path, off_t start, off_t len) {
-  const int fd = ::open(path.c_str(), O_RDWR);
-  if (fd < 0) return false;
-  struct flock fl {};
-  fl.l_type = F_WRLCK;
-  fl.l_whence = SEEK_SET;
-  fl.l_start = start;
-  fl.l_len = len;
-  const bool locked = ::fcntl(fd, F_OFD_GETLK, &fl) == 0 && fl.l_type != F_UNLCK;
-  ::close(fd);
-  return locked;
-}
-
-/// The file's handle on a server (`nfs_port`, `mount_port`, export `path`).
-Handle handle_of(std::uint16_t nfs_port, std::uint16_t mount_port, const std::string& path, const std::string& name) {
-  RawMount m = mount_root(mount_port, path);
-  EXPECT_TRUE(m.transport_ok && m.status == 0) << m.error;
-  RawNfsConnection c;
-  EXPECT_TRUE(c.connect(nfs_port, kNfsProgram, 3)) << c.error();
-  RawLookup l = c.lookup(m.root, name);
-  EXPECT_TRUE(l.transport_ok && l.status == 0) << l.error << " status " << l.status;
-  return l.handle;
-}
 
 class NlmTest : public ::testing::Test {
  protected:
