@@ -262,6 +262,13 @@ std::optional<KeptTimes> DirtyLog::kept_times(const ObjectKey& file) const {
   return it->second.times;
 }
 
+DirtyLog::KeptWhich DirtyLog::which_times_kept(const ObjectKey& file) const {
+  std::lock_guard lock(mu_);
+  const auto it = files_dirty_.find(file);
+  if (it == files_dirty_.end() || !it->second.times) return {};
+  return {it->second.times->atime.has_value(), it->second.times->mtime.has_value()};
+}
+
 void DirtyLog::times_sent(const ObjectKey& file, std::uint64_t seq) {
   std::unique_lock lock(mu_);
   const auto it = files_dirty_.find(file);

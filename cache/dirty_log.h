@@ -157,6 +157,13 @@ class DirtyLog {
                        const std::optional<nfs3::Time>& mtime, const Writer& writer);
   /// The times kept for the file, if any.
   std::optional<KeptTimes> kept_times(const ObjectKey& file) const;
+  /// Which times are kept for the file, without copying them (the snapshot of
+  /// every reply about a dirty file asks this).
+  struct KeptWhich {
+    bool atime = false, mtime = false;
+    explicit operator bool() const { return atime || mtime; }
+  };
+  KeptWhich which_times_kept(const ObjectKey& file) const;
   /// The origin took the times of version `seq` (or refused them for good): no
   /// longer kept, unless kept again since. Durable when this returns: once the file
   /// is clean its times may change at the origin (a write-through export's WRITE),

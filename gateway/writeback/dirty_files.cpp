@@ -118,8 +118,7 @@ bool DirtyFiles::patch(const cache::ObjectKey& k, nfs3::PostOpAttr& a) {
       merged.size = snap.size;
       merged.used = snap.used;
       merged.mtime = snap.mtime;
-      const std::optional<cache::KeptTimes> kept = log_.kept_times(k);
-      if (kept && kept->atime) merged.atime = snap.atime;  // set by a SETATTR not sent yet
+      if (log_.which_times_kept(k).atime) merged.atime = snap.atime;  // set by a SETATTR not sent yet
       if (before(a->ctime, snap.ctime)) merged.ctime = snap.ctime;
       changed = merged != snap;
       e.attrs = merged;
@@ -217,7 +216,7 @@ void DirtyFiles::abort_write(const cache::ObjectKey& k) {
     const auto it = files_.find(k);
     if (it == files_.end()) return;
     if (it->second.writing > 0) --it->second.writing;
-    if (it->second.writing == 0 && !log_.kept_times(k) && !log_.dirty_end(k)) erase_locked(it);
+    if (it->second.writing == 0 && !log_.which_times_kept(k) && !log_.dirty_end(k)) erase_locked(it);
   }
   bump(k);
 }
@@ -236,9 +235,9 @@ void DirtyFiles::after_setattr(const cache::ObjectKey& k, const nfs3::Fattr& aft
     if (!size_set) a.size = std::max(size, after.size);
     // The dirty bytes' mtime stays (a SETATTR of the mode does not undo a WRITE),
     // and so do times kept to be sent after the data.
-    const std::optional<cache::KeptTimes> kept = log_.kept_times(k);
-    if (before(a.mtime, mtime) || (kept && kept->mtime)) a.mtime = mtime;
-    if (kept && kept->atime) a.atime = atime;
+    const cache::DirtyLog::KeptWhich kept = log_.which_times_kept(k);
+    if (before(a.mtime, mtime) || kept.mtime) a.mtime = mtime;
+    if (kept.atime) a.atime = atime;
     // Never back in time for the clients that saw the dirty times.
     if (!before(last, a.ctime)) a.ctime = next_time_locked(last);
     it->second.origin = wcc_of(after);
@@ -331,7 +330,7 @@ bool DirtyFiles::settle(const cache::ObjectKey& k) {
     std::lock_guard lock(mu_);
     const auto it = files_.find(k);
     if (it == files_.end()) return true;
-    if (it->second.writing > 0 || log_.kept_times(k) || log_.dirty_end(k)) return false;
+    if (it->second.writing > 0 || log_.which_times_kept(k) || log_.dirty_end(k)) return false;
     erase_locked(it);
   }
   bump(k);
