@@ -50,7 +50,6 @@ constexpr unsigned kMaxWaiters = 20, kMaxOwners = 40;
 class NlmHostile : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    dir_ = new TempDir("nlm-hostile");
     GatewayConfig cfg;
     cfg.port = kNlmHostileGatewayPort;
     cfg.origin_url = shared_origin().url();
@@ -59,42 +58,23 @@ class NlmHostile : public ::testing::Test {
                         {"nlm_max_waiters", std::to_string(kMaxWaiters)},
                         {"nlm_max_owners", std::to_string(kMaxOwners)}};
     cfg.export_extra = {{"origin_nlm_port", std::to_string(kNlmHostileOriginNlmPort)}};
-    gw_ = new Gateway(cfg, dir_->path());
-    gw_->start();
-    ASSERT_TRUE(wait_for_port(kNlmHostileGatewayNlmPort, 30000)) << gw_->log();
+    gw_ = new NlmGateway("nlm-hostile", cfg, kNlmHostileGatewayNlmPort);
   }
   static void TearDownTestSuite() {
-    if (gw_) gw_->stop();
     delete gw_;
     gw_ = nullptr;
-    delete dir_;
-    dir_ = nullptr;
   }
-  struct File {
-    std::string path;
-    Handle via_gw, at_origin;
-  };
-  static File make(const std::string& name) {
-    File f;
-    f.path = shared_origin().export_dir() + "/" + name;
-    std::ofstream(f.path) << "locked content\n";
-    ::chmod(f.path.c_str(), 0666);
-    f.via_gw = handle_of(gw_->port(), gw_->port(), "/export", name);
-    f.at_origin =
-        handle_of(shared_origin().nfs_port(), shared_origin().mount_port(), shared_origin().export_dir(), name);
-    return f;
-  }
+  using File = NlmGateway::File;
+  static File make(const std::string& name) { return gw_->make(name); }
   /// NULL answers on a fresh connection: the service still serves.
   static bool serving() {
     TcpConn c(kNlmHostileGatewayNlmPort);
     const ParsedReply r = call(c, rpc_call(7, kNlmProgram, kNlmVersion, 0).bytes);
     return r.ok && r.reply_stat == 0 && r.accept_stat == 0;
   }
-  static TempDir* dir_;
-  static Gateway* gw_;
+  static NlmGateway* gw_;
 };
-TempDir* NlmHostile::dir_ = nullptr;
-Gateway* NlmHostile::gw_ = nullptr;
+NlmGateway* NlmHostile::gw_ = nullptr;
 
 TEST_F(NlmHostile, MalformedArgumentsAreGarbageArgsAndTheServiceGoesOn) {
   INTEG_REQUIRE_NFSGW();

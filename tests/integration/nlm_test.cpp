@@ -301,7 +301,6 @@ constexpr std::uint32_t kGranted = 0, kDenied = 1, kBlocked = 3, kDeniedGracePer
 class NlmTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    dir_ = new TempDir("nlm");
     GatewayConfig cfg;
     cfg.port = kNlmGatewayPort;
     cfg.origin_url = shared_origin().url();
@@ -309,36 +308,17 @@ class NlmTest : public ::testing::Test {
                         {"nlm_grace", "\"0\""},
                         {"nlm_retry_interval", "\"200ms\""}};
     cfg.export_extra = {{"origin_nlm_port", std::to_string(kNlmOriginPort)}};
-    gw_ = new Gateway(cfg, dir_->path());
-    gw_->start();
-    ASSERT_TRUE(wait_for_port(kNlmGatewayNlmPort, 30000)) << gw_->log();
+    gw_ = new NlmGateway("nlm", cfg, kNlmGatewayNlmPort);
   }
   static void TearDownTestSuite() {
-    if (gw_) gw_->stop();
     delete gw_;
     gw_ = nullptr;
-    delete dir_;
-    dir_ = nullptr;
   }
-  /// A file on the origin, with its gateway handle and origin handle.
-  struct File {
-    std::string path;
-    Handle via_gw, at_origin;
-  };
-  static File make(const std::string& name) {
-    File f;
-    f.path = shared_origin().export_dir() + "/" + name;
-    std::ofstream(f.path) << "locked content\n";
-    ::chmod(f.path.c_str(), 0666);
-    f.via_gw = handle_of(gw_->port(), gw_->port(), "/export", name);
-    f.at_origin = handle_of(shared_origin().nfs_port(), shared_origin().mount_port(), shared_origin().export_dir(), name);
-    return f;
-  }
-  static TempDir* dir_;
-  static Gateway* gw_;
+  using File = NlmGateway::File;
+  static File make(const std::string& name) { return gw_->make(name); }
+  static NlmGateway* gw_;
 };
-TempDir* NlmTest::dir_ = nullptr;
-Gateway* NlmTest::gw_ = nullptr;
+NlmGateway* NlmTest::gw_ = nullptr;
 
 TEST_F(NlmTest, ALockThroughNfsgwIsHeldAtTheOriginAndTheOtherWayRound) {
   INTEG_REQUIRE_NFSGW();
@@ -486,7 +466,7 @@ TEST_F(NlmTest, AMonitoredClientsRebootFreesItsLocksAtTheOrigin) {
   ASSERT_EQ(via_gw.lock(x, f.via_gw, 0, 10), kGranted) << gw_->log();
   ASSERT_EQ(via_gw.lock(y, f.via_gw, 100, 10), kGranted) << gw_->log();
   // Both hosts recorded: where their statd is, the name they know nfsgw by.
-  const nfsgw::nlm::NsmRecord rec = record_of(*gw_);
+  const nfsgw::nlm::NsmRecord rec = record_of(gw_->gateway());
   const nfsgw::nlm::MonitoredHost* hx = rec.find(x.host);
   ASSERT_NE(hx, nullptr) << gw_->log();
   EXPECT_EQ(hx->address, "127.0.0.1");
@@ -507,7 +487,7 @@ TEST_F(NlmTest, AMonitoredClientsRebootFreesItsLocksAtTheOrigin) {
   EXPECT_EQ(direct.test(b, f.at_origin, 100, 10), kDenied) << "y's lock stays";
   EXPECT_EQ(via_gw.lock(y, f.via_gw, 0, 10), kDenied) << "b holds x's old range now";
   // x holds nothing: unmonitored, and out of the record.
-  EXPECT_TRUE(nfsgw::test::wait_until([&] { return record_of(*gw_).find(x.host) == nullptr; }, 10s,
+  EXPECT_TRUE(nfsgw::test::wait_until([&] { return record_of(gw_->gateway()).find(x.host) == nullptr; }, 10s,
                                       "x to leave the record", 100ms));
   EXPECT_EQ(direct.unlock(b, f.at_origin, 0, 10), kGranted);
   EXPECT_EQ(via_gw.unlock(y, f.via_gw, 0, 0), kGranted);

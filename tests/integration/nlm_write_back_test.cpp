@@ -42,7 +42,6 @@ std::string on_disk(const std::string& name) {
 class NlmWriteBack : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    dir_ = new TempDir("nlm-wb");
     GatewayConfig cfg;
     cfg.port = kNlmWbGatewayPort;
     cfg.export_path = "/back";
@@ -51,22 +50,15 @@ class NlmWriteBack : public ::testing::Test {
     cfg.write_back_delay = "1h";
     cfg.server_extra = {{"nlm_port", std::to_string(kNlmWbGatewayNlmPort)}, {"nlm_grace", "\"0\""}};
     cfg.export_extra = {{"origin_nlm_port", std::to_string(kNlmWbOriginNlmPort)}};
-    gw_ = new Gateway(cfg, dir_->path());
-    gw_->start();
-    ASSERT_TRUE(wait_for_port(kNlmWbGatewayNlmPort, 30000)) << gw_->log();
+    gw_ = new NlmGateway("nlm-wb", cfg, kNlmWbGatewayNlmPort);
   }
   static void TearDownTestSuite() {
-    if (gw_) gw_->stop();
     delete gw_;
     gw_ = nullptr;
-    delete dir_;
-    dir_ = nullptr;
   }
-  static TempDir* dir_;
-  static Gateway* gw_;
+  static NlmGateway* gw_;
 };
-TempDir* NlmWriteBack::dir_ = nullptr;
-Gateway* NlmWriteBack::gw_ = nullptr;
+NlmGateway* NlmWriteBack::gw_ = nullptr;
 
 TEST_F(NlmWriteBack, WritesUnderALockReachTheOriginBeforeItsUnlockIsAnswered) {
   INTEG_REQUIRE_NFSGW();
@@ -84,7 +76,7 @@ TEST_F(NlmWriteBack, WritesUnderALockReachTheOriginBeforeItsUnlockIsAnswered) {
     EXPECT_TRUE(locked_at_origin(path));
     const std::string data = "written under lock, round " + std::to_string(round);
     {
-      NfsClient back(gw_->url());
+      NfsClient back(gw_->gateway().url());
       ASSERT_EQ(back.mount_status(), 0) << back.mount_error();
       ASSERT_EQ(write_file(back, "/counter", data), 0) << back.error();
     }

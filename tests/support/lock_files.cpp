@@ -2,7 +2,13 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <fstream>
+#include <stdexcept>
+
+#include "tests/support/origin.h"
 
 namespace integ {
 
@@ -27,6 +33,25 @@ bool locked_at_origin(const std::string& path, off_t start, off_t len) {
   const bool locked = ::fcntl(fd, F_OFD_GETLK, &fl) == 0 && fl.l_type != F_UNLCK;
   ::close(fd);
   return locked;
+}
+
+NlmGateway::NlmGateway(const std::string& tag, GatewayConfig cfg, std::uint16_t nlm_port)
+    : dir_(tag), gw_(std::make_unique<Gateway>(std::move(cfg), dir_.path())) {
+  gw_->start();
+  if (!wait_for_port(nlm_port, 30000)) throw std::runtime_error("nfsgw's NLM port did not listen:\n" + gw_->log());
+}
+
+NlmGateway::~NlmGateway() { gw_->stop(); }
+
+NlmGateway::File NlmGateway::make(const std::string& name, const std::string& export_path) const {
+  File f;
+  f.path = shared_origin().export_dir() + "/" + name;
+  std::ofstream(f.path) << "locked content\n";
+  ::chmod(f.path.c_str(), 0666);
+  f.via_gw = handle_of(gw_->port(), gw_->port(), export_path, name);
+  f.at_origin =
+      handle_of(shared_origin().nfs_port(), shared_origin().mount_port(), shared_origin().export_dir(), name);
+  return f;
 }
 
 namespace nlm_wire {

@@ -9,11 +9,14 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "tests/support/nfsgw_process.h"
 #include "tests/support/raw_nfs.h"
 #include "tests/support/rpc_wire.h"
+#include "tests/support/temp_dir.h"
 
 namespace integ {
 
@@ -24,6 +27,31 @@ Handle handle_of(std::uint16_t nfs_port, std::uint16_t mount_port, const std::st
 /// Whether a process of this host sees a write lock on [start, start + len) of
 /// `path` (len 0: to the end of the file).
 bool locked_at_origin(const std::string& path, off_t start = 0, off_t len = 0);
+
+/// The nfsgw of an NLM integration suite, in a temporary folder of its own: `cfg`
+/// as the suite sets it (port, origin, exports, its [server] keys, nlm_port among
+/// them), started at once; throws, with nfsgw's log, when its NLM port
+/// (`nlm_port`) does not listen within 30 s. Stopped when destroyed.
+class NlmGateway {
+ public:
+  NlmGateway(const std::string& tag, GatewayConfig cfg, std::uint16_t nlm_port);
+  ~NlmGateway();
+  Gateway& gateway() { return *gw_; }
+  std::string log() const { return gw_->log(); }
+  std::uint16_t port() const { return gw_->port(); }
+
+  /// A file made in the shared origin's export root (content "locked content\n",
+  /// mode 0666), with its handle through this nfsgw's `export_path` and the origin's.
+  struct File {
+    std::string path;
+    Handle via_gw, at_origin;
+  };
+  File make(const std::string& name, const std::string& export_path = "/export") const;
+
+ private:
+  TempDir dir_;
+  std::unique_ptr<Gateway> gw_;
+};
 
 namespace nlm_wire {
 
