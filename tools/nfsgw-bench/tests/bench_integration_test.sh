@@ -173,7 +173,10 @@ j=$(run --mode locks --nlm-port "$nlm_port" --duration 1)
 calls=$(json_field "$j" calls)
 [ "$calls" -gt 10 ] || fail "locks: too few calls: $j"
 [ "$(json_errors "$j")" = "{}" ] || fail "locks: not every LOCK/UNLOCK GRANTED: $j"
-locked=$(python3 - "$export_dir/nfsgw-bench" <<'PY'
+# locked_files DIR: how many files of DIR hold a write lock another open file
+# description of this host would meet (F_OFD_GETLK).
+locked_files() {
+  python3 - "$1" <<'PY'
 import fcntl, os, struct, sys
 F_OFD_GETLK, F_WRLCK, F_UNLCK = 36, 1, 2
 n = 0
@@ -187,7 +190,21 @@ for name in os.listdir(sys.argv[1]):
     n += struct.unpack("hh4xqqi4x", got)[0] != F_UNLCK
 print(n)
 PY
-)
+}
+# Its positive control: a file a process of this host holds locked counts.
+mkdir -p "$work/lock-control" && : >"$work/lock-control/held"
+python3 -c '
+import fcntl, os, struct, sys, time
+fd = os.open(sys.argv[1], os.O_RDWR)
+fcntl.fcntl(fd, 37, struct.pack("hh4xqqi4x", 1, 0, 0, 0, 0))  # F_OFD_SETLK, F_WRLCK
+print("held", flush=True)
+time.sleep(30)' "$work/lock-control/held" >"$work/lock-control/out" &
+holder=$!
+for _ in $(seq 50); do grep -q held "$work/lock-control/out" && break; sleep 0.1; done
+control=$(locked_files "$work/lock-control")
+kill "$holder" 2>/dev/null; wait "$holder" 2>/dev/null || true
+[ "$control" = 1 ] || fail "locks: the lock check does not see a lock held on this host ($control)"
+locked=$(locked_files "$export_dir/nfsgw-bench")
 [ "$locked" = 0 ] || fail "locks: $locked files still locked at the origin after the run"
 echo "ok locks: $calls calls, none left locked"
 echo PASS
