@@ -139,9 +139,12 @@ cleanup() { [ -z "$ctx" ] || rm -rf "$ctx"; }
 trap cleanup EXIT
 if [ -n "$prebuilt" ]; then
   [ -x "$prebuilt" ] || { echo "--prebuilt $prebuilt: no such executable" >&2; exit 1; }
-  # The context is the binary alone: nothing else is sent or copied.
+  # The context is the binary and the entry point, at the paths the Dockerfile
+  # copies them from: nothing else is sent or copied.
   ctx=$(mktemp -d /var/tmp/nfsgw-ctx.XXXXXX)
   cp "$prebuilt" "$ctx/nfsgw"
+  mkdir "$ctx/docker"
+  cp "$repo/docker/entrypoint.sh" "$ctx/docker/entrypoint.sh"
   "${build[@]}" --target runtime-prebuilt -t "$image" "$ctx"
 else
   "${build[@]}" -t "$image" "$repo"

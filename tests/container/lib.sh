@@ -57,6 +57,7 @@ start_origin() {
 # the host's loopback, where the origin listens, as 10.0.2.2 (slirp4netns with
 # allow_host_loopback). Long windows (unless "default-windows", as the kernel
 # scenarios run nfsgw): the walk after a restart is answered from the cache alone.
+# SERVER_EXTRA and EXPORT_EXTRA (lines) are added to [server] and the export.
 write_config() {
   local windows='attr_ttl = "1h"
 dir_ttl = "1h"
@@ -68,8 +69,9 @@ access_ttl = "1h"'
 listen = "0.0.0.0"
 nfs_port = 2049
 mount_port = 0
-register_rpcbind = false
+register_rpcbind = ${REGISTER_RPCBIND:-false}
 threads = 2
+${SERVER_EXTRA:-}
 
 [cache]
 dir = "/var/lib/nfsgw"
@@ -82,16 +84,20 @@ path = "/export"
 origin = "nfs://10.0.2.2$RUN/export?nfsport=$1&mountport=$2"
 squash = "none"
 $windows
+${EXPORT_EXTRA:-}
 TOML
   chmod 0644 "$RUN/config/nfsgw.toml"
 }
 
-# run_container NAME HOST_PORT VOLUME: nfsgw as docker/Dockerfile's header runs
-# it (no capabilities, no new privileges, read-only root, the netns sysctl for
-# reserved source ports), the config and the cache on volumes, the NFS port
-# published on 127.0.0.1:HOST_PORT. Sets START_S (seconds to the first NFS answer).
+# run_container NAME HOST_PORT VOLUME [PODMAN_ARGS...]: nfsgw as docker/Dockerfile's
+# header runs it (no capabilities, no new privileges, read-only root, the netns
+# sysctl for reserved source ports), the config and the cache on volumes, the NFS
+# port published on 127.0.0.1:HOST_PORT; PODMAN_ARGS go before the image (the lock
+# service's user, capabilities, ports and volume). Sets START_S (seconds to the
+# first NFS answer).
 run_container() {
   local name=$1 port=$2 volume=$3 t0
+  shift 3
   t0=$(date +%s.%N)
   podman run -d --name "$name" \
     --network slirp4netns:allow_host_loopback=true \
@@ -100,7 +106,7 @@ run_container() {
     --cap-drop ALL --security-opt no-new-privileges --read-only \
     -v "$RUN/config/nfsgw.toml:/etc/nfsgw/nfsgw.toml:ro" \
     -v "$volume:/var/lib/nfsgw" \
-    "$IMAGE" >/dev/null || die "podman run $name failed"
+    "$@" "$IMAGE" >/dev/null || die "podman run $name failed"
   local waited
   waited=$(python3 "$ctdir/helper.py" wait-nfs "$port" 60) ||
     { podman logs "$name" 2>&1 | tail -30; die "$name did not answer NFS on 127.0.0.1:$port"; }

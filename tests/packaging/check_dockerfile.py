@@ -6,10 +6,11 @@
 - the build stage installs the "build" and "libraries" packages of
   scripts/install-deps.sh (GoogleTest excepted: tests are not built);
 - the binary copied from the build stage is the one the build produced, and the
-  ENTRYPOINT runs it;
+  ENTRYPOINT runs it: directly, or through docker/entrypoint.sh copied to the
+  ENTRYPOINT's path, which execs that binary;
 - the runtime stage installs the Debian package of every shared library the
   built nfsgw needs (its DT_NEEDED entries, resolved by ldd and dpkg -S), and
-  no other package;
+  no other package but the lock service's daemons (LOCK_DAEMONS);
 - it runs as a numeric non-root USER created with that uid;
 - the `runtime-prebuilt` stage (an nfsgw built outside, CI's) is the same
   runtime image: built FROM the final stage's base, it copies a binary of the
@@ -31,6 +32,10 @@ import packaging_lib as lib  # noqa: E402
 DEBIAN_12 = re.compile(r"^debian:(12|bookworm)([-.][a-z0-9.-]+)?$")
 DOWNLOADERS = re.compile(r"\b(curl|wget|git\s+clone|pip3?\s+install|npm|gem\s+install|go\s+(get|install)|cargo)\b")
 TEST_ONLY = {"libgtest-dev", "libgmock-dev"}
+# rpcbind, rpc.statd and /etc/services: what the entry point starts for locks
+# ([server] nlm_port), not libraries of nfsgw.
+LOCK_DAEMONS = {"rpcbind", "nfs-common", "netbase"}
+ENTRY_SCRIPT = "docker/entrypoint.sh"
 DEFAULTS_TOML = '[[export]]\npath = "/x"\norigin = "nfs://origin.invalid/x"\n'
 
 
@@ -159,7 +164,16 @@ def main():
             c.expect(build_dir is not None and os.path.normpath(src) == os.path.normpath(f"{build_dir}/nfsgw"),
                      f"{where}:{ln}", f"COPY {src}: the build stage puts nfsgw in {build_dir}/nfsgw")
     entry, cmd = lib.image_command(dockerfile)
-    c.expect(bool(entry) and entry[0] == copied, where,
+    runs = entry[0] if entry else None
+    for ln, ins, arg in run["instructions"]:
+        parts = arg.split()
+        if runs and ins == "COPY" and "--from=" not in arg and parts[-1] == runs and parts[0] == ENTRY_SCRIPT:
+            with open(os.path.join(args.source, ENTRY_SCRIPT)) as f:
+                script = f.read()
+            execs = re.search(rf"^NFSGW={re.escape(copied or '')}$", script, re.M) and 'exec "$NFSGW" "$@"' in script
+            c.expect(bool(execs), f"{where}:{ln}", f"{ENTRY_SCRIPT} does not exec {copied} with its arguments")
+            runs = copied if execs else runs
+    c.expect(runs is not None and runs == copied, where,
              f"ENTRYPOINT {entry} does not run the copied binary {copied}")
 
     # The prebuilt target: the final image's base with a binary from the context.
@@ -189,7 +203,7 @@ def main():
                 used.add(base)
                 c.expect(base in runtime_pkgs or base == "libc6", where,
                          f"the runtime stage does not install {base}, which holds {soname} (needed by nfsgw)")
-        for extra in sorted(runtime_pkgs - used):
+        for extra in sorted(runtime_pkgs - used - LOCK_DAEMONS):
             c.expect(False, where, f"the runtime stage installs {extra}, which holds no library nfsgw needs")
     else:
         print("note: dpkg, readelf or ldd missing: runtime libraries not compared")
