@@ -33,6 +33,7 @@
 #include <boost/asio/strand.hpp>
 
 #include "config/config.h"
+#include "gateway/nlm/client_results.h"
 #include "gateway/nlm/nlm_service.h"
 
 namespace nfsgw {
@@ -50,6 +51,7 @@ using OriginLocksStop = std::function<void(nlm::OriginLocks&)>;
 struct LockPeers {
   std::unique_ptr<nlm::StatusMonitor> statd;      // the host's statd; nullptr: no monitoring
   std::unique_ptr<nlm::ClientCallbacks> clients;  // NLM_GRANTED to clients; nullptr: none
+  nlm::ClientResults* results = nullptr;          // the _RES calls (usually `clients` too); nullptr: none
   /// SM_NOTIFY {host.my_name, state} to each host's statd: whether each answered.
   std::function<Awaitable<std::vector<bool>>(std::vector<nlm::MonitoredHost>, std::int32_t)> notify_hosts;
   std::function<void()> stop;  // ends their calls
@@ -79,6 +81,8 @@ class LockService {
 
   /// nullptr without status monitoring.
   nlm::ClientMonitor* monitor() { return monitor_.get(); }
+  /// The _RES calls answering clients' _MSG requests; nullptr: none.
+  nlm::ClientResults* results() { return peers_.results; }
 
  private:
   void arm();

@@ -57,6 +57,7 @@ LockPeersFactory make_lock_peers(boost::asio::io_context& io) {
       c->stop();
     };
     p.statd = std::move(statd);
+    p.results = c;
     p.clients = std::move(clients);
     const std::uint16_t statd_port = port_from_env("NFSGW_NLM_CLIENT_STATD_PORT");
     p.notify_hosts = [&io, statd_port](std::vector<nlm::MonitoredHost> hosts,

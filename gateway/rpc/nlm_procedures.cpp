@@ -1,6 +1,14 @@
 #include "gateway/rpc/nlm_procedures.h"
 
+#include <functional>
 #include <optional>
+#include <utility>
+#include <vector>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <spdlog/spdlog.h>
 
 namespace nfsgw::rpc {
 namespace {
@@ -27,9 +35,47 @@ Finished answer(const std::optional<Res>& res, xdr::Writer& out) {
   return Outcome::Success;
 }
 
+/// What a synchronous procedure runs: the NlmService call.
+template <typename Args, typename Res>
+using Run = std::function<Awaitable<std::optional<Res>>(const CallContext&, Args)>;
+
+/// A _MSG request: `run` (what the synchronous procedure runs), its result sent to
+/// the client's NLM as the `res_proc` call in the background and the _MSG itself
+/// answered void; nothing at all when the service left the request unanswered
+/// (the client sends it again).
+template <typename Args, typename Res>
+Awaitable<Finished> run_msg(const CallContext& ctx, xdr::Reader& in, Run<Args, Res> run,
+                            nlm::ClientResults& results, Proc res_proc) {
+  Args args;
+  if (!decode_all(in, args)) co_return Outcome::GarbageArgs;
+  // Bound to a name first: no temporary inside co_await (GCC 12).
+  Awaitable<std::optional<Res>> running = run(ctx, std::move(args));
+  const std::optional<Res> res = co_await std::move(running);
+  if (!res) co_return Finished{Outcome::NoReply, false};
+  std::vector<std::uint8_t> encoded;
+  xdr::Writer w(encoded);
+  nlm4::encode(w, *res);
+  auto executor = co_await boost::asio::this_coro::executor;
+  boost::asio::co_spawn(executor, results.send_result(ctx.client_address, res_proc, std::move(encoded)),
+                        boost::asio::detached);
+  co_return Outcome::Success;
+}
+
+/// A _RES call to nfsgw: decoded, answered void; nfsgw waits for none.
+template <typename Res>
+Handler result_arrived(Proc proc) {
+  return [proc](const CallContext& ctx, xdr::Reader& in, xdr::Writer&) -> Awaitable<Finished> {
+    Res res;
+    if (!decode_all(in, res)) co_return Outcome::GarbageArgs;
+    spdlog::debug("NLM {} from {} ({}): nfsgw sent no request it answers; ignored", nlm4::name(proc),
+                  ctx.client_address, nlm4::name(res.stat));
+    co_return Outcome::Success;
+  };
+}
+
 }  // namespace
 
-ProgramVersion make_nlm4_table(nlm::NlmService& s) {
+ProgramVersion make_nlm4_table(nlm::NlmService& s, NlmPeers peers) {
   ProgramVersion t{nlm4::kProgram, nlm4::kVersion, {}};
   t.procedures.resize(static_cast<std::size_t>(Proc::FreeAll) + 1);
   auto set = [&](Proc proc, std::uint32_t f, Handler h) {
@@ -78,6 +124,43 @@ ProgramVersion make_nlm4_table(nlm::NlmService& s) {
     co_await s.free_all(ctx, std::move(args));
     co_return Outcome::Success;
   });
+  // The results of requests nfsgw never made (it sends no _MSG).
+  set(Proc::TestRes, 0, result_arrived<nlm4::TestRes>(Proc::TestRes));
+  for (Proc p : {Proc::LockRes, Proc::CancelRes, Proc::UnlockRes, Proc::GrantedRes})
+    set(p, 0, result_arrived<nlm4::Res>(p));
+  if (nlm::ClientResults* r = peers.results) {
+    // The asynchronous requests: what the synchronous procedure runs, its result
+    // sent back as the matching _RES call.
+    set(Proc::TestMsg, 0, [&s, r](const CallContext& ctx, xdr::Reader& in, xdr::Writer&) {
+      return run_msg<nlm4::TestArgs, nlm4::TestRes>(
+          ctx, in, [&s](const CallContext& c, nlm4::TestArgs a) { return s.test(c, std::move(a)); }, *r,
+          Proc::TestRes);
+    });
+    set(Proc::LockMsg, 0, [&s, r](const CallContext& ctx, xdr::Reader& in, xdr::Writer&) {
+      return run_msg<nlm4::LockArgs, nlm4::Res>(
+          ctx, in, [&s](const CallContext& c, nlm4::LockArgs a) { return s.lock(c, std::move(a)); }, *r,
+          Proc::LockRes);
+    });
+    set(Proc::CancelMsg, 0, [&s, r](const CallContext& ctx, xdr::Reader& in, xdr::Writer&) {
+      return run_msg<nlm4::CancelArgs, nlm4::Res>(
+          ctx, in, [&s](const CallContext& c, nlm4::CancelArgs a) { return s.cancel(c, std::move(a)); }, *r,
+          Proc::CancelRes);
+    });
+    set(Proc::UnlockMsg, 0, [&s, r](const CallContext& ctx, xdr::Reader& in, xdr::Writer&) {
+      return run_msg<nlm4::UnlockArgs, nlm4::Res>(
+          ctx, in, [&s](const CallContext& c, nlm4::UnlockArgs a) { return s.unlock(c, std::move(a)); }, *r,
+          Proc::UnlockRes);
+    });
+    // GRANTED_MSG: answered as GRANTED is (nfsgw asks the origin for no blocking lock).
+    set(Proc::GrantedMsg, 0, [&s, r](const CallContext& ctx, xdr::Reader& in, xdr::Writer&) {
+      return run_msg<nlm4::TestArgs, nlm4::Res>(
+          ctx, in,
+          [&s](const CallContext& c, nlm4::TestArgs a) -> Awaitable<std::optional<nlm4::Res>> {
+            co_return s.granted(c, a);
+          },
+          *r, Proc::GrantedRes);
+    });
+  }
   return t;
 }
 

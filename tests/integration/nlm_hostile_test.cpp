@@ -3,7 +3,8 @@
 //   - malformed arguments of every NLM procedure nfsgw serves (cut short, a netobj,
 //     caller name or handle one byte past its bound, a huge length claimed) are
 //     answered GARBAGE_ARGS, and the service goes on answering;
-//   - procedures nfsgw does not serve are PROC_UNAVAIL, other versions
+//   - procedures nfsgw does not serve (SHARE, numbers NLM v4 leaves unused) are
+//     PROC_UNAVAIL, other versions
 //     PROG_MISMATCH;
 //   - forged handles (random bytes, a gateway handle with one byte flipped, the
 //     origin's own handle) are answered NLM4_STALE_FH and lock nothing at the origin;
@@ -121,8 +122,14 @@ TEST_F(NlmHostile, MalformedArgumentsAreGarbageArgsAndTheServiceGoesOn) {
   const ParsedReply fa = call(c, free_all.bytes);
   ASSERT_TRUE(fa.ok);
   EXPECT_EQ(fa.accept_stat, kGarbageArgs);
-  // Not served: the NLM v1-3 forms, SHARE, an unknown procedure; another version.
-  for (std::uint32_t proc : {6u, 11u, 20u, 99u}) {
+  // Served with arguments: a _MSG and a _RES called without any.
+  for (std::uint32_t proc : {6u, 11u}) {
+    const ParsedReply r = call(c, rpc_call(++xid, kNlmProgram, kNlmVersion, proc).bytes);
+    ASSERT_TRUE(r.ok) << proc;
+    EXPECT_EQ(r.accept_stat, kGarbageArgs) << proc;
+  }
+  // Not served: SHARE, numbers NLM v4 leaves unused, an unknown procedure; another version.
+  for (std::uint32_t proc : {16u, 20u, 99u}) {
     const ParsedReply r = call(c, rpc_call(++xid, kNlmProgram, kNlmVersion, proc).bytes);
     ASSERT_TRUE(r.ok) << proc;
     EXPECT_EQ(r.accept_stat, kProcUnavail) << proc;

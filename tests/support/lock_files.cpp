@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <stdexcept>
 
@@ -86,6 +87,22 @@ XdrOut call_of(std::uint32_t xid, std::uint32_t proc, const WireLock& l, bool bl
   }
   return x;
 }
+
+XdrOut msg_call_of(std::uint32_t xid, std::uint32_t msg_proc, const WireLock& l, bool block) {
+  XdrOut x = call_of(xid, msg_proc - 5, l, block);
+  XdrOut proc;
+  proc.u32(msg_proc);
+  std::copy(proc.bytes.begin(), proc.bytes.end(), x.bytes.begin() + 20);  // after xid, CALL, 2, prog, vers
+  return x;
+}
+
+XdrOut res_call_of(std::uint32_t xid, std::uint32_t res_proc, std::uint32_t stat) {
+  XdrOut x = rpc_call(xid, kProgram, kVersion, res_proc);
+  x.opaque({0xc0, 0x02}).u32(stat);
+  return x;
+}
+
+bool is_void(const ParsedReply& r) { return r.ok && r.reply_stat == 0 && r.accept_stat == 0 && r.results.empty(); }
 
 ParsedReply call(TcpConn& c, const std::vector<std::uint8_t>& body) {
   if (!c.send_all(record(body))) return {};

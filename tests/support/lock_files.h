@@ -72,6 +72,18 @@ struct WireLock {
 /// The call of `proc` (TEST, LOCK, CANCEL, UNLOCK, GRANTED) for `l`: exclusive, not
 /// a reclaim, state 1.
 XdrOut call_of(std::uint32_t xid, std::uint32_t proc, const WireLock& l, bool block = false);
+/// The asynchronous forms (X/Open NLM: the _MSG requests, answered by _RES calls).
+constexpr std::uint32_t kTestMsg = 6, kLockMsg = 7, kCancelMsg = 8, kUnlockMsg = 9, kGrantedMsg = 10;
+constexpr std::uint32_t kTestRes = 11, kLockRes = 12, kCancelRes = 13, kUnlockRes = 14, kGrantedRes = 15;
+/// The _MSG form of call_of's call: the same arguments, as `msg_proc` (TEST_MSG ...
+/// GRANTED_MSG, each its synchronous procedure + 5).
+XdrOut msg_call_of(std::uint32_t xid, std::uint32_t msg_proc, const WireLock& l, bool block = false);
+/// A _RES call (LOCK_RES, CANCEL_RES, UNLOCK_RES, GRANTED_RES: nlm4_res; TEST_RES:
+/// nlm4_testres without a holder) with `stat`.
+XdrOut res_call_of(std::uint32_t xid, std::uint32_t res_proc, std::uint32_t stat);
+/// Whether `r` is an accepted, successful void reply.
+bool is_void(const ParsedReply& r);
+
 /// One call on `c`: the parsed reply (ok false when none came within 30 s: a
 /// server may wait on its statd, which waits 5 s on a DNS server that does not
 /// answer).
