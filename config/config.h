@@ -78,6 +78,8 @@ struct ServerConfig {
   std::uint32_t nlm_max_locks = 65536;    // byte ranges held through nfsgw, all clients
   std::uint32_t nlm_max_waiters = 4096;   // blocked LOCKs queued
   std::uint32_t nlm_max_owners = 16384;   // client lock owners with a lock or a waiter
+  /// nfsgw's caller name at the origins' lock managers; "": this host's name.
+  std::string nlm_caller_name;
 };
 
 struct CacheConfig {

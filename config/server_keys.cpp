@@ -1,5 +1,6 @@
 // The keys of [server]. Each is read once at start: listeners, threads and limits
 // are built from them, so every one needs a restart.
+#include <algorithm>
 #include <arpa/inet.h>
 
 #include "config/key_kinds.h"
@@ -24,6 +25,18 @@ void check_metrics_address(const Input& in, const std::string& s) {
     in.fail(quote(s) + " is not an address to listen on: " + why +
             "; allowed: \"IPv4:PORT\" or \"[IPv6]:PORT\" with a port 1..65535, such as \"127.0.0.1:9464\" "
             "or \"[::1]:9464\" (host names are not resolved; leave the key out for no endpoint)");
+  }
+}
+
+/// An NLM caller name: what statd can resolve and keep in a file name.
+void check_caller_name(const Input& in, const std::string& s) {
+  const bool ok = !s.empty() && s.size() <= 255 && std::all_of(s.begin(), s.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '-' ||
+           c == '_' || c == ':';
+  });
+  if (!ok) {
+    in.fail(quote(s) + " is not a caller name; allowed: 1 to 255 bytes of letters, digits, '.', '-', '_' and ':' "
+            "(a host name or address of this host, as the origins resolve it)");
   }
 }
 
@@ -114,8 +127,16 @@ const SectionKeys<ServerConfig>& server_keys() {
                      "TCP port of nfsgw's lock service (NLM v4, program 100021), registered with rpcbind when "
                      "`register_rpcbind = true`. Locks are held at each export's origin in nfsgw's name "
                      "(docs/configuration.md, *Locks*); it needs the host's rpc.statd and rpcbind. `0`: no lock "
-                     "service, the default (an origin's restart is not yet followed by reclaims there, issue "
-                     "21); clients then mount with `nolock`"),
+                     "service, the default; clients then mount with `nolock`"),
+          ServerKinds::text("nlm_caller_name", &ServerConfig::nlm_caller_name,
+                  "1 to 255 bytes of letters, digits, `.`, `-`, `_` and `:`",
+                  "nfsgw's name at the origins' lock managers: the host name their statd monitors and "
+                  "notifies when nfsgw restarts (SM_NOTIFY naming it drops every lock nfsgw held there). It "
+                  "must resolve, at each origin, to an address of this host. Unset: this host's name. Set it "
+                  "when several nfsgw share a host (each needs a name of its own, or one's restart drops the "
+                  "others' locks) or when the host name does not resolve at the origins",
+                  check_caller_name)
+              .defaults_to("unset (this host's name)"),
           ServerKinds::duration("nlm_grace", &ServerConfig::nlm_grace, milliseconds(0), hours(1),
                       "after nfsgw starts, for this long only reclaims of locks are granted (new locks and TEST "
                       "are answered `NLM4_DENIED_GRACE_PERIOD`; clients retry), and after it no reclaim is"),

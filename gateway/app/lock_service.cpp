@@ -43,16 +43,17 @@ std::string instance_name() {
   return std::to_string(s.count());
 }
 
-/// nfsgw's caller name at the origins: this host's name, which the origin's statd
-/// can resolve and monitor. NFSGW_NLM_CALLER_NAME replaces it (a test hook: on a
-/// test host whose name resolves to 127.0.0.1 only, Linux's statd does not match
-/// an SM_NOTIFY naming it to the name's monitor, as it does for an address no
-/// name maps to).
-std::string caller_name() {
+/// nfsgw's caller name at the origins: [server] nlm_caller_name, else this host's
+/// name, which the origin's statd can resolve and monitor. NFSGW_NLM_CALLER_NAME
+/// replaces it (a test hook: on a test host whose name resolves to 127.0.0.1 only,
+/// Linux's statd does not match an SM_NOTIFY naming it to the name's monitor, as
+/// it does for an address no name maps to).
+std::string caller_name(const std::string& configured) {
   if (const char* v = std::getenv("NFSGW_NLM_CALLER_NAME"); v != nullptr && *v != '\0' && std::strlen(v) < 256) {
     spdlog::warn("NLM: NFSGW_NLM_CALLER_NAME={}: nfsgw's caller name at the origins (a test hook)", v);
     return v;
   }
+  if (!configured.empty()) return configured;
   char buf[256] = {};
   if (::gethostname(buf, sizeof buf - 1) != 0 || buf[0] == '\0') return "localhost";
   return buf;
@@ -95,9 +96,12 @@ LockService::LockService(asio::io_context& io, const config::Config& cfg, Handle
   s.grace = cfg.server.nlm_grace;
   s.retry_interval = cfg.server.nlm_retry_interval;
   s.instance = instance_name();
-  s.caller_name = caller_name();
+  s.caller_name = caller_name(cfg.server.nlm_caller_name);
   for (const auto& e : cfg.exports) {
-    if (auto o = make_origin(e, s.caller_name)) origins_[e.id] = std::move(o);
+    if (auto o = make_origin(e, s.caller_name)) {
+      origins_[e.id] = std::move(o);
+      origin_hosts_[e.origin.host].insert(e.id);
+    }
   }
   auto check = [&translator](const CallContext& ctx, const nfs3::FileHandle& fh) -> Awaitable<nlm::CheckedHandle> {
     HandleTranslator::CheckedHandle c = co_await translator.check_handle(ctx, fh);
@@ -137,7 +141,11 @@ LockService::LockService(asio::io_context& io, const config::Config& cfg, Handle
     service_->use_monitor(monitor_.get(), [&io, listen = cfg.server.listen](const std::string& client) {
       return server_address_for(io, listen, client);
     });
-    callback_ = std::make_unique<upstream::StatdCallback>(io, version, [this](nsm::Status st) {
+    callback_ = std::make_unique<upstream::StatdCallback>(io, version, [this](nsm::Status st, nlm::Rebooted who) {
+      if (who == nlm::Rebooted::Origin) {
+        origin_rebooted(std::move(st));
+        return;
+      }
       Awaitable<void> release = service_->host_rebooted(std::move(st));
       asio::co_spawn(io_, std::move(release), asio::detached);
     });
@@ -161,6 +169,15 @@ Awaitable<void> LockService::tell_restart() {
   Awaitable<nlm::MonitorReply> unmonitor_all = monitor_->unmonitor_all();
   const nlm::MonitorReply all = co_await std::move(unmonitor_all);
   if (!all.ok) spdlog::warn("NLM: SM_UNMON_ALL at start: {}", all.error);
+  if (peers_.origin_statd) {
+    // The origin hosts the last run had statd watch, then this run's.
+    Awaitable<nlm::MonitorReply> unmonitor_origins = peers_.origin_statd->unmonitor_all();
+    const nlm::MonitorReply origins_all = co_await std::move(unmonitor_origins);
+    if (!origins_all.ok) spdlog::warn("NLM: SM_UNMON_ALL of the origin hosts at start: {}", origins_all.error);
+    Awaitable<void> watch = monitor_origins();
+    co_await std::move(watch);
+    origins_started_ = true;
+  }
   // The origins first: they drop the locks nfsgw held before its clients reclaim them.
   for (auto& [id, o] : origins_) {
     if (stopped_) co_return;
@@ -190,6 +207,40 @@ Awaitable<void> LockService::tell_restart() {
   spdlog::info("NLM: {} of {} client hosts told of the restart (state {})", told.size(), to_tell_.size(), state);
 }
 
+Awaitable<void> LockService::monitor_origins() {
+  for (const auto& [host, exports] : origin_hosts_) {
+    {
+      std::lock_guard g(origin_mu_);
+      if (origins_monitored_.contains(host)) continue;
+    }
+    if (stopped_) co_return;
+    // priv is not needed (the procedure says it is an origin, mon_name which).
+    Awaitable<nlm::MonitorReply> mon = peers_.origin_statd->monitor(host, nsm::Priv{});
+    const nlm::MonitorReply r = co_await std::move(mon);
+    if (r.ok) {
+      std::lock_guard g(origin_mu_);
+      origins_monitored_.insert(host);
+      spdlog::info("NLM: statd watches origin host {} (its restart makes nfsgw reclaim its locks there)", host);
+    } else {
+      spdlog::warn("NLM: statd does not watch origin host {} yet ({}): asked again in {} ms; until then a restart "
+                   "of that origin loses the locks nfsgw holds there",
+                   host, r.error, interval_.count());
+    }
+  }
+}
+
+void LockService::origin_rebooted(nsm::Status st) {
+  auto it = origin_hosts_.find(st.mon_name);
+  if (it == origin_hosts_.end()) {
+    spdlog::warn("NLM: statd says {} restarted (state {}), which is no origin host of an export", st.mon_name,
+                 st.state);
+    return;
+  }
+  spdlog::warn("NLM: statd says origin host {} restarted (state {})", st.mon_name, st.state);
+  Awaitable<nlm::OriginReclaim> reclaim = service_->origin_restarted(it->second, st.mon_name);
+  asio::co_spawn(io_, std::move(reclaim), asio::detached);
+}
+
 void LockService::arm() {  // on strand_
   timer_.expires_after(interval_);
   timer_.async_wait([this](const boost::system::error_code& ec) {
@@ -198,6 +249,17 @@ void LockService::arm() {  // on strand_
         io_,
         [this]() -> Awaitable<void> {
           try {
+            if (peers_.origin_statd && origins_started_) {
+              bool all;
+              {
+                std::lock_guard g(origin_mu_);
+                all = origins_monitored_.size() == origin_hosts_.size();
+              }
+              if (!all) {
+                Awaitable<void> watch = monitor_origins();
+                co_await std::move(watch);
+              }
+            }
             co_await service_->retry_waiters();
           } catch (const std::exception& e) {
             spdlog::warn("NLM: asking the origin for waiters failed: {}", e.what());

@@ -23,6 +23,9 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <mutex>
+#include <set>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -50,6 +53,9 @@ using OriginLocksStop = std::function<void(nlm::OriginLocks&)>;
 /// What the lock service reaches besides the origins.
 struct LockPeers {
   std::unique_ptr<nlm::StatusMonitor> statd;      // the host's statd; nullptr: no monitoring
+  /// The host's statd again, for the origin hosts (my_proc nlm::kOriginCallbackProc):
+  /// their restarts make nfsgw reclaim its locks there; nullptr: not watched.
+  std::unique_ptr<nlm::StatusMonitor> origin_statd;
   std::unique_ptr<nlm::ClientCallbacks> clients;  // NLM_GRANTED to clients; nullptr: none
   nlm::ClientResults* results = nullptr;          // the _RES calls (usually `clients` too); nullptr: none
   /// SM_NOTIFY {host.my_name, state} to each host's statd: whether each answered.
@@ -88,6 +94,11 @@ class LockService {
   void arm();
   /// SM_UNMON_ALL, then the origins, then the client hosts of the record are told.
   Awaitable<void> tell_restart();
+  /// SM_MON of every origin host not monitored yet (at start, then by the timer
+  /// until statd has taken them all).
+  Awaitable<void> monitor_origins();
+  /// statd's callback for an origin host: its exports' locks are reclaimed there.
+  void origin_rebooted(nsm::Status st);
 
   boost::asio::io_context& io_;
   std::unordered_map<std::uint32_t, std::unique_ptr<nlm::OriginLocks>> origins_;
@@ -97,6 +108,11 @@ class LockService {
   std::unique_ptr<nlm::ClientMonitor> monitor_;
   /// The client hosts the last run monitored: told of the restart by start().
   std::vector<nlm::MonitoredHost> to_tell_;
+  /// The origin hosts (as in the exports' origin URLs) and their exports with locks.
+  std::map<std::string, std::set<std::uint32_t>> origin_hosts_;
+  std::mutex origin_mu_;
+  std::set<std::string> origins_monitored_;  // under origin_mu_
+  std::atomic<bool> origins_started_{false};  // monitor_origins() may run from the timer
   std::unique_ptr<nlm::NlmService> service_;
   std::unique_ptr<upstream::StatdCallback> callback_;
   boost::asio::strand<boost::asio::io_context::executor_type> strand_;

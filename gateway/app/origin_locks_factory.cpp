@@ -47,16 +47,23 @@ LockPeersFactory make_lock_peers(boost::asio::io_context& io) {
     // DNS answer before asking again: the bound leaves room for one such loss.
     so.timeout = std::chrono::milliseconds(15000);
     auto statd = std::make_unique<upstream::HostStatd>(io, so);
+    // The origin hosts under a procedure of their own (status_monitor.h).
+    upstream::HostStatd::Options oo = so;
+    oo.my_proc = nlm::kOriginCallbackProc;
+    auto origin_statd = std::make_unique<upstream::HostStatd>(io, oo);
     upstream::ClientNlm::Options co;
     co.port = port_from_env("NFSGW_NLM_CLIENT_NLM_PORT");
     auto clients = std::make_unique<upstream::ClientNlm>(io, co);
     upstream::HostStatd* s = statd.get();
+    upstream::HostStatd* os = origin_statd.get();
     upstream::ClientNlm* c = clients.get();
-    p.stop = [s, c] {
+    p.stop = [s, os, c] {
       s->stop();
+      os->stop();
       c->stop();
     };
     p.statd = std::move(statd);
+    p.origin_statd = std::move(origin_statd);
     p.results = c;
     p.clients = std::move(clients);
     const std::uint16_t statd_port = port_from_env("NFSGW_NLM_CLIENT_STATD_PORT");

@@ -10,6 +10,8 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <spdlog/spdlog.h>
 
+#include "gateway/fan_out.h"
+
 namespace nfsgw::nlm {
 
 /// A file with locks or waiters: what the origin calls need.
@@ -226,6 +228,8 @@ Awaitable<std::optional<nlm4::Res>> NlmService::lock(const CallContext& ctx, nlm
     res.stat = refusal;
     co_return res;
   }
+  Awaitable<bool> reclaimed = wait_for_reclaim(e->key);
+  if (!co_await std::move(reclaimed)) co_return std::nullopt;
   // The client's host is monitored before anything of it reaches the origin (and
   // is not unmonitored while this request runs: `held`).
   std::optional<MonitorHold> held;
@@ -437,6 +441,8 @@ Awaitable<std::optional<nlm4::Res>> NlmService::unlock(const CallContext& ctx, n
     res.stat = refusal;
     co_return res;
   }
+  Awaitable<bool> reclaimed = wait_for_reclaim(e->key);
+  if (!co_await std::move(reclaimed)) co_return std::nullopt;
   // What was written under the lock reaches the origin before the lock is let go
   // there (design.md, issue 21, item 10).
   if (before_release_) {
@@ -488,7 +494,8 @@ Awaitable<std::optional<nlm4::Res>> NlmService::unlock(const CallContext& ctx, n
     res.stat = r.reply->stat;
     if (res.stat == nlm4::Stat::Granted) {
       table_.unlock(e->key, owner, e->range);  // fits: checked above, with its room kept
-      std::erase_if(unclaimed_, [&](const Unclaimed& u) {
+      std::erase_if(unclaimed_, [&](const auto& entry) {
+        const Unclaimed& u = entry.first;
         return u.file == e->key && u.owner == owner && u.range.overlaps(e->range);
       });
       if (e->range == Range{}) doubtful_.erase(owner);
@@ -509,6 +516,8 @@ Awaitable<std::optional<nlm4::Res>> NlmService::cancel(const CallContext& ctx, n
     res.stat = refusal;
     co_return res;
   }
+  Awaitable<bool> reclaimed = wait_for_reclaim(e->key);
+  if (!co_await std::move(reclaimed)) co_return std::nullopt;
   OwnerId owner = 0;
   std::shared_ptr<FileInfo> file;
   {
@@ -546,7 +555,7 @@ Awaitable<std::optional<nlm4::Res>> NlmService::cancel(const CallContext& ctx, n
     std::lock_guard g(mu_);
     --busy_[owner];
     if (!released) {
-      unclaimed_.insert(Unclaimed{e->key, owner, e->range, args.exclusive});
+      unclaimed_.try_emplace(Unclaimed{e->key, owner, e->range, args.exclusive}, now_());
       ++counts_.no_answer;
       co_return std::nullopt;
     }
@@ -623,15 +632,26 @@ Awaitable<std::size_t> NlmService::release_owners(std::string caller_name,
         auto f = files_.find(key);
         if (f != files_.end()) releases.push_back({f->second, key, id, held.range});
       }
-      std::erase_if(unclaimed_, [id](const Unclaimed& u) { return u.owner == id; });
+      std::erase_if(unclaimed_, [id](const auto& entry) { return entry.first.owner == id; });
       ++busy_[id];
       owners.push_back(id);
     }
   }
   std::set<FileKey> files;
   for (const Release& r : releases) {
-    co_await release_at_origin(*r.file, r.owner, r.range, r.file->cred);
+    // What the gone host wrote under its lock reaches the origin before the next
+    // owner can have it there, as for its own UNLOCK (design.md item 10). Its
+    // locks go even when the origin does not take the data now: a rebooted host
+    // will not ask again, and the data stays in nfsgw, flushed later.
+    if (before_release_ && !files.contains(r.key)) {
+      Awaitable<bool> flush = before_release_(r.file->export_id, r.file->origin_fh);
+      if (!co_await std::move(flush))
+        spdlog::warn("NLM {}: a file's unflushed writes could not reach the origin before its locks were "
+                     "released there (flushed later by the write-back)",
+                     why);
+    }
     files.insert(r.key);
+    co_await release_at_origin(*r.file, r.owner, r.range, r.file->cred);
   }
   {
     std::lock_guard g(mu_);
@@ -653,6 +673,7 @@ Awaitable<std::size_t> NlmService::wake(FileKey file) {
   std::vector<std::shared_ptr<WaiterInfo>> asking;
   {
     std::lock_guard g(mu_);
+    if (reclaiming_.contains(file)) co_return 0;  // the retry timer comes back to it
     for (WaiterId id : table_.ready_waiters(file)) {
       auto it = waiter_info_.find(id);
       if (it == waiter_info_.end() || it->second->in_flight) continue;
@@ -693,7 +714,7 @@ Awaitable<std::size_t> NlmService::wake(FileKey file) {
         const bool queued = waiter_info_.contains(w->id) && table_.waiter(w->id) != nullptr;
         if (queued && table_.grant_waiter(w->id) == nlm4::Stat::Granted) {
           waiter_info_.erase(w->id);
-          unclaimed_.insert(Unclaimed{w->key, w->owner, w->range, w->exclusive});
+          unclaimed_.insert_or_assign(Unclaimed{w->key, w->owner, w->range, w->exclusive}, now_());
           w->file->cred = w->cred;
           ++counts_.waiters_granted;
           ++counts_.granted;
@@ -736,7 +757,56 @@ Awaitable<void> NlmService::tell_granted(WaiterInfo w) {
   }
 }
 
+Awaitable<std::size_t> NlmService::drop_unclaimed() {
+  std::vector<std::pair<Unclaimed, std::shared_ptr<FileInfo>>> expired;
+  {
+    std::lock_guard g(mu_);
+    const Clock::time_point now = now_();
+    for (auto it = unclaimed_.begin(); it != unclaimed_.end();) {
+      auto f = files_.find(it->first.file);
+      if (now - it->second < settings_.unclaimed_timeout || f == files_.end() ||
+          reclaiming_.contains(it->first.file)) {
+        ++it;
+        continue;
+      }
+      ++busy_[it->first.owner];
+      expired.emplace_back(it->first, f->second);
+      it = unclaimed_.erase(it);
+    }
+  }
+  std::size_t dropped = 0;
+  for (const auto& [u, file] : expired) {
+    Awaitable<bool> release = release_at_origin(*file, u.owner, u.range, file->cred);
+    const bool released = co_await std::move(release);
+    {
+      std::lock_guard g(mu_);
+      --busy_[u.owner];
+      if (released) {
+        table_.unlock(u.file, u.owner, u.range);  // a range it held whole: no split
+        ++counts_.unclaimed_dropped;
+        ++dropped;
+        const ClientOwner* c = owners_.client(u.owner);
+        spdlog::warn("NLM: a lock granted to a waiter of {} was not claimed within {} s (NLM_GRANTED not "
+                     "taken, no retry of the LOCK): its client is taken to have gone; released",
+                     c ? c->caller_name : std::string("an owner"),
+                     std::chrono::duration_cast<std::chrono::seconds>(settings_.unclaimed_timeout).count());
+      } else {
+        unclaimed_.try_emplace(u, now_());  // asked again at the next round
+      }
+      tidy_owner(u.owner);
+      tidy_file(u.file);
+    }
+    if (released) {
+      Awaitable<std::size_t> woken = wake(u.file);
+      co_await std::move(woken);
+    }
+  }
+  co_return dropped;
+}
+
 Awaitable<std::size_t> NlmService::retry_waiters() {
+  Awaitable<std::size_t> drop = drop_unclaimed();
+  co_await std::move(drop);
   std::set<FileKey> files;
   {
     std::lock_guard g(mu_);
@@ -747,6 +817,215 @@ Awaitable<std::size_t> NlmService::retry_waiters() {
   Awaitable<std::size_t> sweep = sweep_monitors();
   co_await std::move(sweep);
   co_return granted;
+}
+
+
+// --- The origin restarted (design.md, issue 21, item 9) ---
+
+/// The files of one reclaim stay marked until it ends, however it ends.
+class NlmService::ReclaimMark {
+ public:
+  ReclaimMark(std::mutex& mu, std::multiset<FileKey>& marks, FileKey key)
+      : mu_(mu), marks_(marks), key_(std::move(key)) {}
+  ~ReclaimMark() {
+    std::lock_guard g(mu_);
+    if (auto it = marks_.find(key_); it != marks_.end()) marks_.erase(it);
+  }
+  ReclaimMark(const ReclaimMark&) = delete;
+  ReclaimMark& operator=(const ReclaimMark&) = delete;
+
+ private:
+  std::mutex& mu_;
+  std::multiset<FileKey>& marks_;
+  FileKey key_;
+};
+
+namespace {
+
+/// Whether a reclaim the origin answered `s` is settled: the origin granted it, or
+/// gave the range to another owner, or no longer knows the file. DENIED_NOLOCKS
+/// (the origin short of room, or its statd not yet up) and DENIED_GRACE_PERIOD are
+/// asked again.
+bool settled(nlm4::Stat s) {
+  return s != nlm4::Stat::DeniedNoLocks && s != nlm4::Stat::DeniedGracePeriod;
+}
+
+Awaitable<void> pause_for(std::chrono::steady_clock::duration d) {
+  boost::asio::steady_timer t(co_await boost::asio::this_coro::executor, d);
+  co_await t.async_wait(boost::asio::use_awaitable);
+}
+
+}  // namespace
+
+Awaitable<bool> NlmService::wait_for_reclaim(FileKey key) {
+  const Clock::time_point until = now_() + settings_.origin_reclaim_window + std::chrono::seconds(10);
+  for (;;) {
+    {
+      std::lock_guard g(mu_);
+      if (!reclaiming_.contains(key)) co_return true;
+      if (now_() >= until) co_return false;  // no reply: the client asks again
+    }
+    Awaitable<void> pause = pause_for(std::chrono::milliseconds(20));
+    co_await std::move(pause);
+  }
+}
+
+Awaitable<OriginReclaim> NlmService::origin_restarted(std::set<std::uint32_t> exports, std::string origin) {
+  std::vector<FileKey> keys;
+  {
+    std::lock_guard g(mu_);
+    ++counts_.origin_restarts;
+    for (const auto& [key, f] : files_) {
+      if (exports.contains(f->export_id) && !table_.locks(key).empty()) keys.push_back(key);
+    }
+    // Marked at once: from now on a client's request on these files waits for
+    // their reclaim, and no waiter of theirs is asked for at the origin.
+    for (const FileKey& k : keys) reclaiming_.insert(k);
+  }
+  spdlog::warn("NLM: origin {} restarted: taking the locks of {} files again there", origin, keys.size());
+  std::vector<OriginReclaim> per(keys.size());
+  std::vector<std::unique_ptr<ReclaimMark>> marks;
+  for (const FileKey& k : keys) marks.push_back(std::make_unique<ReclaimMark>(mu_, reclaiming_, k));
+  FanOutWork work = [this, &keys, &per, &marks](std::size_t i) -> Awaitable<void> {
+    return reclaim_file(keys[i], per[i], std::move(marks[i]));
+  };
+  FanOutError failed = [origin](std::exception_ptr e) {
+    try {
+      std::rethrow_exception(e);
+    } catch (const std::exception& x) {
+      spdlog::error("NLM: reclaim at origin {} failed: {}", origin, x.what());
+    }
+  };
+  const boost::asio::any_io_executor ex = co_await boost::asio::this_coro::executor;
+  Awaitable<void> all = fan_out(ex, keys.size(), settings_.origin_reclaim_parallel, std::move(work), std::move(failed));
+  co_await std::move(all);
+  OriginReclaim report;
+  for (const OriginReclaim& r : per) {
+    report.locks += r.locks;
+    report.reclaimed += r.reclaimed;
+    report.retaken += r.retaken;
+    report.refused += r.refused;
+    report.unanswered += r.unanswered;
+  }
+  {
+    std::lock_guard g(mu_);
+    counts_.origin_reclaimed += report.reclaimed + report.retaken;
+    counts_.origin_reclaims_lost += report.refused + report.unanswered;
+  }
+  auto log = report.refused + report.unanswered == 0 ? spdlog::level::info : spdlog::level::err;
+  spdlog::log(log,
+              "NLM: origin {} restarted: {} locks, {} reclaimed in its grace period, {} taken again as new locks, "
+              "{} refused, {} unanswered",
+              origin, report.locks, report.reclaimed, report.retaken, report.refused, report.unanswered);
+  co_return report;
+}
+
+Awaitable<void> NlmService::reclaim_file(FileKey key, OriginReclaim& report, std::unique_ptr<ReclaimMark> mark) {
+  // Calls of this file's owners already at the origin end first (bounded): a
+  // reclaim must not race an UNLOCK sent before the file was marked.
+  const Clock::time_point drained = now_() + std::chrono::seconds(5);
+  for (;;) {
+    {
+      std::lock_guard g(mu_);
+      bool busy = false;
+      for (const HeldLock& h : table_.locks(key)) {
+        auto b = busy_.find(h.owner);
+        busy = busy || (b != busy_.end() && b->second > 0);
+      }
+      if (!busy || now_() >= drained) break;
+    }
+    Awaitable<void> pause = pause_for(std::chrono::milliseconds(10));
+    co_await std::move(pause);
+  }
+  struct Item {
+    HeldLock held;
+    nlm4::LockArgs args;
+    std::string client;  // for the log: caller name and svid
+  };
+  std::shared_ptr<FileInfo> file;
+  std::vector<Item> items;
+  {
+    std::lock_guard g(mu_);
+    auto f = files_.find(key);
+    if (f == files_.end()) co_return;
+    file = f->second;
+    for (const HeldLock& h : table_.locks(key)) {
+      const std::optional<OriginOwner> o = owners_.origin(h.owner);
+      if (!o) continue;
+      Item it;
+      it.held = h;
+      it.args.exclusive = h.exclusive;
+      it.args.reclaim = true;
+      it.args.state = monitor_ != nullptr ? monitor_->state() : 0;  // nfsgw's NSM state
+      it.args.lock.caller_name = settings_.caller_name;
+      it.args.lock.fh = file->origin_fh;
+      it.args.lock.oh = o->oh;
+      it.args.lock.svid = o->svid;
+      it.args.lock.offset = h.range.nlm_offset();
+      it.args.lock.length = h.range.nlm_length();
+      const ClientOwner* c = owners_.client(h.owner);
+      it.client = c ? c->caller_name + " svid " + std::to_string(c->svid) : "an owner";
+      ++busy_[h.owner];
+      items.push_back(std::move(it));
+    }
+  }
+  report.locks += items.size();
+  for (Item& it : items) {
+    const Clock::time_point give_up = now_() + settings_.origin_reclaim_window;
+    std::chrono::steady_clock::duration delay = settings_.reclaim_retry_delay;
+    std::string outcome;
+    for (;;) {
+      {
+        std::lock_guard g(mu_);
+        ++counts_.origin_calls;
+      }
+      Awaitable<OriginReply<nlm4::Res>> call = file->origin->lock(file->cred, it.args);
+      const OriginReply<nlm4::Res> r = co_await std::move(call);
+      if (r.outcome == Outcome::Answered) {
+        const nlm4::Stat s = r.reply->stat;
+        if (s == nlm4::Stat::Granted) {
+          ++(it.args.reclaim ? report.reclaimed : report.retaken);
+          if (!it.args.reclaim)
+            spdlog::warn("NLM: {}'s lock taken again at the restarted origin as a new lock (it kept no grace "
+                         "period): held again, though another owner could have held it meanwhile",
+                         it.client);
+          break;
+        }
+        if (s == nlm4::Stat::DeniedGracePeriod && it.args.reclaim) {
+          it.args.reclaim = false;  // the origin's grace period is over: a new lock
+          continue;
+        }
+        if (settled(s)) {
+          ++report.refused;
+          outcome = std::string("answered ") + nlm4::name(s);
+          break;
+        }
+        it.args.reclaim = true;
+      }
+      if (now_() >= give_up) {
+        ++report.unanswered;
+        outcome = r.outcome == Outcome::Answered ? std::string("still answered ") + nlm4::name(r.reply->stat)
+                                                 : (r.error.empty() ? std::string("no answer") : r.error);
+        break;
+      }
+      Awaitable<void> pause = pause_for(delay);
+      co_await std::move(pause);
+      delay = std::min<std::chrono::steady_clock::duration>(delay * 2, std::chrono::seconds(2));
+    }
+    if (!outcome.empty()) {
+      // NLM cannot take a lock back from a client: it keeps it in the table (so
+      // nfsgw's other clients are still kept out), and the operator is told.
+      spdlog::error("NLM: {}'s lock [{}, +{}) was NOT taken again at the restarted origin ({}): the client "
+                    "believes it holds it, the origin does not",
+                    it.client, it.held.range.nlm_offset(), it.held.range.nlm_length(), outcome);
+    }
+  }
+  std::lock_guard g(mu_);
+  for (const Item& it : items) {
+    --busy_[it.held.owner];
+    tidy_owner(it.held.owner);
+  }
+  (void)mark;  // released at the end of this coroutine: the file's requests go on
 }
 
 }  // namespace nfsgw::nlm

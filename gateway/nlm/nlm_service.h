@@ -31,7 +31,9 @@
 // learns it by NLM_GRANTED (ClientCallbacks, when given) or by its own retry of
 // the LOCK (the Linux client retries a blocked lock every 30 s), which finds the
 // lock held by its own owner and is answered GRANTED. A CANCEL drops a waiter, or
-// releases the lock a waiter was granted that its client has not claimed yet.
+// releases the lock a waiter was granted that its client has not claimed yet. A
+// waiter whose client went away is dropped too: its grant, neither taken nor
+// claimed within unclaimed_timeout (90 s, three of Linux's retries), is released.
 //
 // An origin that does not answer (Outcome::NoAnswer: sent, no answer within the
 // origin client's bound) gets no reply to the client: the client's RPC layer
@@ -131,6 +133,15 @@ struct NlmSettings {
   /// the restart, which it is about to drop).
   int reclaim_retries = 25;
   std::chrono::milliseconds reclaim_retry_delay{200};
+  /// After the origin restarted: how long a lock's reclaim there is asked again
+  /// while the origin does not answer (its lock manager not up yet), and how many
+  /// files are reclaimed at a time.
+  std::chrono::steady_clock::duration origin_reclaim_window = std::chrono::seconds(120);
+  std::size_t origin_reclaim_parallel = 16;
+  /// A lock granted to a waiter that its client neither took (NLM_GRANTED) nor
+  /// claimed by retrying its LOCK (Linux retries a blocked lock every 30 s) within
+  /// this long is released: its client is taken to have gone.
+  std::chrono::steady_clock::duration unclaimed_timeout = std::chrono::seconds(90);
   /// nfsgw's caller_name at the origin (the host name the origin's statd monitors).
   std::string caller_name = "nfsgw";
   /// This run of nfsgw: part of every origin owner handle (OwnerMap).
@@ -152,6 +163,19 @@ struct NlmCounts {
   std::uint64_t grants_told = 0;     // NLM_GRANTED the client answered GRANTED
   std::uint64_t grants_untold = 0;   // NLM_GRANTED refused or not answered
   std::uint64_t reclaims_retried = 0;  // reclaims asked of the origin again after its DENIED
+  std::uint64_t unclaimed_dropped = 0;  // granted waiters never claimed, released (client gone)
+  std::uint64_t origin_restarts = 0;     // an origin's statd said it restarted
+  std::uint64_t origin_reclaimed = 0;    // locks taken again at a restarted origin
+  std::uint64_t origin_reclaims_lost = 0;  // locks a restarted origin did not give back (logged)
+};
+
+/// What one origin restart came to (NlmService::origin_restarted).
+struct OriginReclaim {
+  std::size_t locks = 0;       // locks nfsgw held there for its clients
+  std::size_t reclaimed = 0;   // taken again in the origin's grace period (reclaim = true)
+  std::size_t retaken = 0;     // taken again as new locks: the origin kept no grace period
+  std::size_t refused = 0;     // the origin gave the range to another owner, or no longer has the file
+  std::size_t unanswered = 0;  // no answer within settings.origin_reclaim_window
 };
 
 class NlmService {
@@ -193,12 +217,27 @@ class NlmService {
   /// statd's callback: the client host `st.mon_name` rebooted; everything its
   /// owners held or waited for goes (released at the origin), whatever their address.
   Awaitable<void> host_rebooted(nsm::Status st);
+  /// The origin of `exports` restarted (its statd's SM_NOTIFY, through the host's
+  /// statd; design.md, issue 21, item 9): it has dropped every lock nfsgw held
+  /// there, so each lock of the table on those exports' files is taken again, in
+  /// the origin's grace period: LOCK with reclaim = true, as the same origin owner
+  /// (non-blocking; an origin in no grace period refuses a reclaim, and the lock
+  /// is then asked for as a new one). The client's lock does not change: the table
+  /// keeps it whatever the origin answers, since NLM cannot take a lock back from
+  /// a client; a lock the origin gave to someone else meanwhile is logged as lost
+  /// at the origin and counted. Requests of clients on those files wait until
+  /// their file is reclaimed, so that a reclaim never re-takes a range its client
+  /// let go meanwhile. Files are reclaimed `origin_reclaim_parallel` at a time.
+  Awaitable<OriginReclaim> origin_restarted(std::set<std::uint32_t> exports, std::string origin);
+
   /// SM_UNMON of the monitored client hosts that hold and wait for nothing now.
   /// Returns how many.
   Awaitable<std::size_t> sweep_monitors();
 
   /// Asks the origin again for every waiter no client of nfsgw blocks (the
-  /// server's timer, every retry_interval). Returns how many were granted.
+  /// server's timer, every retry_interval), after releasing the granted waiters
+  /// their clients did not claim in time (drop_unclaimed). Returns how many were
+  /// granted.
   Awaitable<std::size_t> retry_waiters();
 
   NlmCounts counts() const;
@@ -211,6 +250,7 @@ class NlmService {
   struct FileInfo;
   struct WaiterInfo;
   struct Entered;
+  class ReclaimMark;
 
   /// Steps 1-3 for a request: the handle, the file's key, the client owner.
   Awaitable<std::optional<Entered>> enter(const CallContext& ctx, const nlm4::Lock& lock, nlm4::Stat& refusal);
@@ -221,6 +261,14 @@ class NlmService {
   void tidy_file(const FileKey& key);
   /// Takes the file's ready waiters at the origin and grants them.
   Awaitable<std::size_t> wake(FileKey file);
+  /// Releases the locks granted to waiters and not claimed within
+  /// settings.unclaimed_timeout. Returns how many.
+  Awaitable<std::size_t> drop_unclaimed();
+  /// Waits (bounded) while `key`'s locks are being reclaimed at a restarted origin.
+  /// False when they still are at the bound.
+  Awaitable<bool> wait_for_reclaim(FileKey key);
+  /// Takes `key`'s locks again at its restarted origin (origin_restarted).
+  Awaitable<void> reclaim_file(FileKey key, OriginReclaim& report, std::unique_ptr<ReclaimMark> mark);
   /// Tells the waiter's client (ClientCallbacks) that it was granted.
   Awaitable<void> tell_granted(WaiterInfo w);
   /// Releases everything of the owners `which` picks among those of `caller_name`.
@@ -260,12 +308,17 @@ class NlmService {
              std::tie(b.file, b.owner, b.range.first, b.range.last, b.exclusive);
     }
   };
-  std::set<Unclaimed> unclaimed_;
+  /// With the time each was granted: one not claimed within unclaimed_timeout
+  /// is released (drop_unclaimed).
+  std::map<Unclaimed, Clock::time_point> unclaimed_;
   /// Calls at the origin in flight per owner (an owner is not forgotten meanwhile).
   std::unordered_map<OwnerId, int> busy_;
   /// Owners whose call the origin did not answer: they may hold a lock there that
   /// the table does not know, so they are kept for their client's UNLOCK.
   std::set<OwnerId> doubtful_;
+  /// Files whose locks are being taken again at their restarted origin.
+  /// (A multiset: a second notice of the same origin may come during a reclaim.)
+  std::multiset<FileKey> reclaiming_;
   /// Room in max_locks taken by calls at the origin in flight.
   std::size_t reserved_ = 0;
   NlmCounts counts_;

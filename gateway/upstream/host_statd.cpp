@@ -22,6 +22,7 @@
 #include <nfsc/libnfs-raw.h>
 #include <nfsc/libnfs-raw-nsm.h>
 
+#include "gateway/fan_out.h"
 #include "gateway/upstream/origin_rpc_channel.h"
 
 namespace nfsgw::upstream {
@@ -223,22 +224,6 @@ Awaitable<MonitorReply> send_notify(std::shared_ptr<OriginRpcChannel> channel, s
       [](void*) { return MonitorReply{true, 0, {}}; }, std::move(serial));
 }
 
-/// Counts workers down and resumes one waiter when the last has finished.
-struct Countdown {
-  std::mutex mu;
-  std::size_t remaining = 0;
-  std::function<void()> resume;  // set by the waiter; run once remaining is 0
-
-  void done() {
-    std::function<void()> r;
-    {
-      std::lock_guard lock(mu);
-      if (--remaining == 0 && resume) r = std::move(resume);
-    }
-    if (r) r();
-  }
-};
-
 }  // namespace host_statd_cpp
 
 HostStatd::HostStatd(asio::io_context& io, Options options)
@@ -337,48 +322,10 @@ Awaitable<MonitorReply> notify_statd(asio::io_context& io, std::string address, 
 
 namespace host_statd_cpp {
 
-struct RestartShared {
-  std::vector<nlm::MonitoredHost> hosts;
-  std::vector<MonitorReply> replies;
-  std::atomic<std::size_t> next{0};
-  Countdown countdown;
-};
-
-Awaitable<void> restart_worker(asio::io_context& io, std::shared_ptr<RestartShared> shared, std::int32_t state,
-                               std::uint16_t port, std::chrono::milliseconds timeout) {
-  for (;;) {
-    const std::size_t i = shared->next.fetch_add(1);
-    if (i >= shared->hosts.size()) co_return;
-    const nlm::MonitoredHost& h = shared->hosts[i];
-    shared->replies[i] = co_await notify_statd(io, h.address, port, h.my_name, state, timeout);
-  }
-}
-
-/// Plain functions (no closures inside a coroutine body: see StatdCall).
-void spawn_workers(asio::io_context& io, const std::shared_ptr<RestartShared>& shared, std::size_t workers,
-                   std::int32_t state, std::uint16_t port, std::chrono::milliseconds timeout) {
-  shared->countdown.remaining = workers;
-  for (std::size_t w = 0; w < workers; ++w) {
-    asio::co_spawn(io, restart_worker(io, shared, state, port, timeout),
-                   [shared](std::exception_ptr) { shared->countdown.done(); });
-  }
-}
-
-Awaitable<void> all_done(RestartShared* shared) {
-  return asio::async_initiate<const asio::use_awaitable_t<>&, void()>(
-      [shared](auto handler) {
-        auto ex = asio::get_associated_executor(handler);
-        auto h = std::make_shared<decltype(handler)>(std::move(handler));
-        auto resume = [ex, h]() { asio::post(ex, [h]() { std::move(*h)(); }); };
-        std::unique_lock lock(shared->countdown.mu);
-        if (shared->countdown.remaining == 0) {
-          lock.unlock();
-          resume();
-        } else {
-          shared->countdown.resume = resume;
-        }
-      },
-      asio::use_awaitable);
+/// One host's notice, as a plain function (no closure inside a coroutine body).
+Awaitable<void> notify_one(asio::io_context& io, const nlm::MonitoredHost& h, MonitorReply& reply,
+                           std::int32_t state, std::uint16_t port, std::chrono::milliseconds timeout) {
+  reply = co_await notify_statd(io, h.address, port, h.my_name, state, timeout);
 }
 
 }  // namespace host_statd_cpp
@@ -388,15 +335,13 @@ Awaitable<std::vector<MonitorReply>> notify_restart(asio::io_context& io,
                                                     std::int32_t state, std::uint16_t port,
                                                     std::chrono::milliseconds timeout,
                                                     std::size_t parallel) {
-  using namespace host_statd_cpp;
-  auto shared = std::make_shared<RestartShared>();
-  shared->hosts = std::move(hosts);
-  shared->replies.assign(shared->hosts.size(), MonitorReply{false, 0, "not notified"});
-  if (shared->hosts.empty()) co_return std::vector<MonitorReply>{};
-  const std::size_t workers = std::max<std::size_t>(1, std::min(parallel, shared->hosts.size()));
-  spawn_workers(io, shared, workers, state, port, timeout);
-  co_await all_done(shared.get());
-  co_return std::move(shared->replies);
+  std::vector<MonitorReply> replies(hosts.size(), MonitorReply{false, 0, "not notified"});
+  FanOutWork work = [&io, &hosts, &replies, state, port, timeout](std::size_t i) {
+    return host_statd_cpp::notify_one(io, hosts[i], replies[i], state, port, timeout);
+  };
+  Awaitable<void> all = fan_out(io.get_executor(), hosts.size(), parallel, std::move(work));
+  co_await std::move(all);
+  co_return replies;
 }
 
 }  // namespace nfsgw::upstream

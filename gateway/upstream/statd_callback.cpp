@@ -135,6 +135,7 @@ void StatdCallback::serve(std::size_t n) {
   std::vector<std::uint8_t> reply;
   xdr::Writer w(reply);
   std::optional<nsm::Status> reboot;
+  nlm::Rebooted who = nlm::Rebooted::ClientHost;
   rpc::CallHeader h;
   try {
     xdr::Reader r({buf_.data(), n});
@@ -145,9 +146,11 @@ void StatdCallback::serve(std::size_t n) {
       rpc::encode_prog_mismatch(w, h.xid, version_, version_);
     } else if (h.proc == 0) {
       rpc::encode_accepted_reply(w, h.xid, rpc::AcceptStat::Success);
-    } else if (h.proc != static_cast<std::uint32_t>(nlm::kCallbackProc)) {
+    } else if (h.proc != static_cast<std::uint32_t>(nlm::kCallbackProc) &&
+               h.proc != static_cast<std::uint32_t>(nlm::kOriginCallbackProc)) {
       rpc::encode_accepted_reply(w, h.xid, rpc::AcceptStat::ProcUnavail);
     } else {
+      if (h.proc == static_cast<std::uint32_t>(nlm::kOriginCallbackProc)) who = nlm::Rebooted::Origin;
       nsm::Status st;
       try {
         nsm::decode(r, st);
@@ -164,7 +167,7 @@ void StatdCallback::serve(std::size_t n) {
   }
   boost::system::error_code ignored;
   socket_.send_to(asio::buffer(reply), from_, 0, ignored);
-  if (reboot && on_reboot_) on_reboot_(std::move(*reboot));
+  if (reboot && on_reboot_) on_reboot_(std::move(*reboot), who);
 }
 
 }  // namespace nfsgw::upstream

@@ -9,6 +9,8 @@
 //   - procedure 16 (nlm::kCallbackProc): its argument is nsm::Status; the reply
 //     is void, sent before `on_reboot` runs (statd's retries of the same
 //     notice release nothing more);
+//   - procedure 17 (nlm::kOriginCallbackProc): the same, for an origin host
+//     nfsgw monitors (on_reboot is told which: nlm::Rebooted);
 //   - NULL: void; any other procedure PROC_UNAVAIL, another version
 //     PROG_MISMATCH, another program PROG_UNAVAIL; arguments that do not decode
 //     GARBAGE_ARGS.
@@ -27,6 +29,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/udp.hpp>
 
+#include "gateway/nlm/status_monitor.h"
 #include "protocol/nlm_nsm_types.h"
 
 namespace nfsgw::upstream {
@@ -37,7 +40,7 @@ std::uint32_t callback_version(std::uint16_t nlm_port);
 
 class StatdCallback {
  public:
-  using OnReboot = std::function<void(nsm::Status)>;
+  using OnReboot = std::function<void(nsm::Status, nlm::Rebooted)>;
 
   /// Binds UDP 127.0.0.1:0 (throws when it cannot).
   StatdCallback(boost::asio::io_context& io, std::uint32_t version, OnReboot on_reboot);

@@ -61,6 +61,7 @@
 #include "protocol/rpc_message.h"
 #include "protocol/xdr.h"
 #include "tests/support/lock_files.h"
+#include "tests/support/nlm_client.h"
 #include "tests/support/nfsgw_process.h"
 #include "tests/support/origin.h"
 #include "tests/support/ports.h"
@@ -91,99 +92,9 @@ const bool kNlmOn = [] {
 }();
 auto* const kEnv = ::testing::AddGlobalTestEnvironment(new OriginEnvironment);
 
-/// Runs NLM client calls (OriginNlm coroutines) on two threads of their own.
-class Loop {
- public:
-  Loop() : work_(io_.get_executor()) {
-    for (int i = 0; i < 2; ++i) threads_.emplace_back([this] { io_.run(); });
-  }
-  ~Loop() {
-    work_.reset();
-    io_.stop();
-    for (auto& t : threads_) t.join();
-  }
-  boost::asio::io_context& io() { return io_; }
-  template <typename F>
-  auto run(F make) {
-    auto fut = boost::asio::co_spawn(io_, std::move(make), boost::asio::use_future);
-    if (fut.wait_for(60s) != std::future_status::ready) throw std::runtime_error("NLM call not done in 60 s");
-    return fut.get();
-  }
-
- private:
-  boost::asio::io_context io_;
-  boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work_;
-  std::vector<std::thread> threads_;
-};
-
-Credentials user() {
-  Credentials c;
-  c.uid = 1000;
-  c.gid = 1000;
-  c.machine_name = "nlm-test";
-  return c;
-}
-
-/// A lock owner of a client host.
-struct Owner {
-  std::string host;
-  std::string oh;
-  std::int32_t svid = 0;
-};
-
-nlm4::Lock lock_of(const Owner& o, const Handle& fh, std::uint64_t off, std::uint64_t len) {
-  nlm4::Lock l;
-  l.caller_name = o.host;
-  l.fh = nfs3::FileHandle(fh);
-  l.oh.assign(o.oh.begin(), o.oh.end());
-  l.svid = o.svid;
-  l.offset = off;
-  l.length = len;
-  return l;
-}
-
-/// An NLM client of one server (nfsgw's NLM port, or the origin's).
-class Client {
- public:
-  Client(Loop& loop, std::uint16_t port)
-      : loop_(loop), nlm_(loop.io(), "127.0.0.1", port, 0, std::chrono::milliseconds(30000), "nlm-test") {}
-  ~Client() { nlm_.stop(); }
-
-  /// The server's status, or 999 when it did not answer.
-  std::uint32_t lock(const Owner& o, const Handle& fh, std::uint64_t off, std::uint64_t len, bool block = false,
-                     bool reclaim = false) {
-    nlm4::LockArgs a;
-    a.cookie = {1, 2};
-    a.block = block;
-    a.reclaim = reclaim;
-    a.exclusive = true;
-    a.lock = lock_of(o, fh, off, len);
-    a.state = 1;
-    return stat(loop_.run([this, a]() { return nlm_.lock(user(), a); }));
-  }
-  std::uint32_t unlock(const Owner& o, const Handle& fh, std::uint64_t off, std::uint64_t len) {
-    nlm4::UnlockArgs a;
-    a.cookie = {3};
-    a.lock = lock_of(o, fh, off, len);
-    return stat(loop_.run([this, a]() { return nlm_.unlock(user(), a); }));
-  }
-  std::uint32_t test(const Owner& o, const Handle& fh, std::uint64_t off, std::uint64_t len) {
-    nlm4::TestArgs a;
-    a.cookie = {4};
-    a.exclusive = true;
-    a.lock = lock_of(o, fh, off, len);
-    return stat(loop_.run([this, a]() { return nlm_.test(user(), a); }));
-  }
-
- private:
-  template <typename R>
-  static std::uint32_t stat(const nfsgw::nlm::OriginReply<R>& r) {
-    if (r.outcome != Outcome::Answered || !r.reply) return 999;
-    return static_cast<std::uint32_t>(r.reply->stat);
-  }
-  Loop& loop_;
-  nfsgw::upstream::OriginNlm nlm_;
-};
+using Loop = NlmLoop;
+using Client = NlmClient;
+using Owner = NlmOwner;
 
 /// A stand-in for a client host's NLM and statd: TCP on 127.0.0.1:`port`, answers
 /// NLM4 GRANTED with NLM4_GRANTED and NSM SM_NOTIFY (void), and keeps each call.

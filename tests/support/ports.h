@@ -206,4 +206,10 @@ inline const std::uint16_t kNlmWbOriginNlmPort = port(83);
 inline const std::uint16_t kNlmWbGatewayPort = port(84);
 inline const std::uint16_t kNlmWbGatewayNlmPort = port(85);
 
+/// nlm_origin_restart_test: the shared origin's NLM (restarted during the test),
+/// and an nfsgw serving NLM in front of it.
+inline const std::uint16_t kNlmOrOriginNlmPort = port(86);
+inline const std::uint16_t kNlmOrGatewayPort = port(87);
+inline const std::uint16_t kNlmOrGatewayNlmPort = port(88);
+
 }  // namespace integ

@@ -303,9 +303,11 @@ TEST(StatdCallbackTest, ACallbackFromAPrivilegedPortIsAnsweredAndHandedOn) {
   const std::uint32_t version = callback_version(kClientNlmPort);
   std::mutex mu;
   std::vector<nsm::Status> seen;
-  StatdCallback cb(loop.io(), version, [&](nsm::Status st) {
+  std::vector<nlm::Rebooted> who;
+  StatdCallback cb(loop.io(), version, [&](nsm::Status st, nlm::Rebooted w) {
     std::lock_guard g(mu);
     seen.push_back(std::move(st));
+    who.push_back(w);
   });
   ASSERT_TRUE(cb.start()) << "rpcbind refused the registration";
   EXPECT_EQ(udp_port_at_rpcbind(nlm4::kProgram, version), cb.port());
@@ -330,6 +332,23 @@ TEST(StatdCallbackTest, ACallbackFromAPrivilegedPortIsAnsweredAndHandedOn) {
     std::lock_guard g(mu);
     ASSERT_EQ(seen.size(), 1u) << "the unprivileged one was not";
     EXPECT_EQ(seen[0], st);
+    EXPECT_EQ(who[0], nlm::Rebooted::ClientHost) << "procedure 16: a client host";
+  }
+  // Procedure 17: an origin nfsgw monitors restarted.
+  nsm::Status origin{"127.0.0.1", 9, {}};
+  r = exchange(cb.port(), 906, callback_call(7, version, 17, origin));
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(reply_header(*r).accept, rpc::AcceptStat::Success);
+  ASSERT_TRUE(nfsgw::test::wait_until(
+      [&] {
+        std::lock_guard g(mu);
+        return seen.size() == 2;
+      },
+      5s, "the origin's callback handed on"));
+  {
+    std::lock_guard g(mu);
+    EXPECT_EQ(seen[1], origin);
+    EXPECT_EQ(who[1], nlm::Rebooted::Origin);
   }
   // Another version, another procedure, bad arguments, NULL.
   r = exchange(cb.port(), 902, callback_call(3, 4, 16, st));
@@ -339,6 +358,9 @@ TEST(StatdCallbackTest, ACallbackFromAPrivilegedPortIsAnsweredAndHandedOn) {
   EXPECT_EQ(h.mismatch_low, version);
   EXPECT_EQ(h.mismatch_high, version);
   r = exchange(cb.port(), 903, callback_call(4, version, 2, st));
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(reply_header(*r).accept, rpc::AcceptStat::ProcUnavail);
+  r = exchange(cb.port(), 907, callback_call(8, version, 18, st));
   ASSERT_TRUE(r.has_value());
   EXPECT_EQ(reply_header(*r).accept, rpc::AcceptStat::ProcUnavail);
   auto cut = callback_call(5, version, 16, st);
@@ -351,7 +373,7 @@ TEST(StatdCallbackTest, ACallbackFromAPrivilegedPortIsAnsweredAndHandedOn) {
   EXPECT_EQ(reply_header(*r).accept, rpc::AcceptStat::Success);
   {
     std::lock_guard g(mu);
-    EXPECT_EQ(seen.size(), 1u) << "nothing else handed on";
+    EXPECT_EQ(seen.size(), 2u) << "nothing else handed on";
   }
   cb.stop();
   EXPECT_EQ(udp_port_at_rpcbind(nlm4::kProgram, version), 0u) << "unregistered at stop";

@@ -34,6 +34,7 @@ nlm_retry_interval = "500ms"
 nlm_max_locks = 1000
 nlm_max_waiters = 100
 nlm_max_owners = 200
+nlm_caller_name = "gw-1.example"
 
 [cache]
 dir = "/tmp/gwcache"

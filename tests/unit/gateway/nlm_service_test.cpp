@@ -18,6 +18,10 @@
 #include "gateway/nlm/nlm_service.h"
 #include "run_awaitable.h"
 
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/use_future.hpp>
+
 namespace nfsgw::nlm::nlm_service_test {
 namespace {
 
@@ -36,6 +40,15 @@ class FakeOrigin final : public OriginLocks {
   std::optional<bool> last_reclaim;  // the reclaim flag of the last LOCK
   std::function<void()> before_lock;  // runs as each LOCK arrives
   LockTable held{LockLimits{100000, 100000}};
+  bool restarted = false;  // since restart(): the grace rules below apply
+  bool in_grace = false;
+
+  /// A restart: every lock dropped; in a grace period when `grace`.
+  void restart(bool grace) {
+    held = LockTable{LockLimits{100000, 100000}};
+    restarted = true;
+    in_grace = grace;
+  }
 
   OwnerId owner_of(const nlm4::Lock& l) {
     const std::string key = std::string(l.oh.begin(), l.oh.end()) + "#" + std::to_string(l.svid);
@@ -78,6 +91,11 @@ class FakeOrigin final : public OriginLocks {
     EXPECT_FALSE(a.block) << "nfsgw asks the origin for non-blocking locks only";
     last_reclaim = a.reclaim;
     r.outcome = Outcome::Answered;
+    if (restarted && a.reclaim != in_grace) {
+      // As nfs-ganesha: in its grace period only reclaims, after it no reclaims.
+      r.reply = nlm4::Res{a.cookie, Stat::DeniedGracePeriod};
+      co_return r;
+    }
     r.reply = nlm4::Res{a.cookie, held.lock(file(a.lock.fh), owner_of(a.lock),
                                            Range::from_nlm(a.lock.offset, a.lock.length), a.exclusive)};
     co_return r;
@@ -579,6 +597,38 @@ TEST(NlmService, AGrantTheClientDoesNotTakeIsCountedAndStaysUnclaimed) {
   EXPECT_EQ(f.at_origin("F"), 0u);
 }
 
+TEST(NlmService, AGrantedWaiterWhoseClientWentAwayIsReleasedAfterTheTimeout) {
+  NlmSettings s;
+  s.unclaimed_timeout = 90s;
+  Fixture f(s);
+  f.service->use_callbacks(&f.callbacks);
+  f.callbacks.accept = false;  // nobody answers NLM_GRANTED
+  ASSERT_EQ(f.stat(f.lock(A, Fixture::lk("goodF", "hostA", 1, 0, 0), true)), Stat::Granted);
+  EXPECT_EQ(f.stat(f.lock(B, Fixture::lk("goodF", "hostB", 2, 0, 10), true, true)), Stat::Blocked);
+  EXPECT_EQ(f.stat(f.lock(C, Fixture::lk("goodF", "hostC", 3, 0, 10), true, true)), Stat::Blocked);
+  EXPECT_EQ(f.stat(f.unlock(A, Fixture::lk("goodF", "hostA", 1, 0, 0))), Stat::Granted);
+  ASSERT_EQ(f.service->counts().grants_untold, 1u) << "B granted, and not told";
+  // Within the timeout B's grant stands (its client may still retry the LOCK).
+  f.now += 89s;
+  EXPECT_EQ(run_awaitable(f.service->retry_waiters()), 0u);
+  EXPECT_EQ(f.service->counts().unclaimed_dropped, 0u);
+  EXPECT_EQ(f.service->waiter_count(), 1u) << "C still waits";
+  // Past it: released at the origin, and C, the next waiter, is granted.
+  f.now += 2s;
+  run_awaitable(f.service->retry_waiters());
+  EXPECT_EQ(f.service->counts().unclaimed_dropped, 1u);
+  EXPECT_EQ(f.service->counts().waiters_granted, 2u) << "B, then C";
+  EXPECT_EQ(f.service->waiter_count(), 0u);
+  EXPECT_EQ(f.at_origin("F"), 1u) << "C's lock only";
+  EXPECT_EQ(f.service->lock_count(), 1u);
+  // C claims its grant by retrying the LOCK: never dropped.
+  EXPECT_EQ(f.stat(f.lock(C, Fixture::lk("goodF", "hostC", 3, 0, 10), true, true)), Stat::Granted);
+  f.now += 200s;
+  EXPECT_EQ(run_awaitable(f.service->retry_waiters()), 0u);
+  EXPECT_EQ(f.service->counts().unclaimed_dropped, 1u);
+  EXPECT_EQ(f.at_origin("F"), 1u);
+  EXPECT_EQ(f.stat(f.lock(B, Fixture::lk("goodF", "hostB", 2, 0, 10), true)), Stat::Denied);
+}
 
 // Design item 10: on a write-back export the file's unflushed writes reach the
 // origin before its lock is released there; a flush that cannot be made now
@@ -607,6 +657,138 @@ TEST(NlmService, AnUnlockFlushesTheFilesWritesBeforeTheOriginReleasesIt) {
   order.clear();
   EXPECT_EQ(f.stat(f.unlock(A, Fixture::lk("badF", "hostA", 1, 0, 0))), Stat::StaleFh);
   EXPECT_TRUE(order.empty());
+  // A release nfsgw makes itself (FREE_ALL: the host rebooted) flushes first too,
+  // and releases even when the flush cannot be made now (nobody will ask again).
+  ASSERT_EQ(f.stat(f.lock(A, Fixture::lk("goodF", "hostA", 1, 0, 0), true)), Stat::Granted);
+  flush_ok = false;
+  nlm4::Notify gone;
+  gone.name = "hostA";
+  gone.state = 3;
+  run_awaitable(f.service->free_all(Fixture::from(A), gone));
+  EXPECT_EQ(order, (std::vector<std::string>{"flush 7 oF (held)"}));
+  EXPECT_EQ(f.at_origin("F"), 0u);
+  EXPECT_EQ(f.service->lock_count(), 0u);
+}
+
+// --- The origin restarted (design.md, issue 21, item 9) ---
+
+TEST(NlmService, AnOriginsRestartHasItsLocksReclaimedInItsGracePeriod) {
+  Fixture f;
+  ASSERT_EQ(f.stat(f.lock(A, Fixture::lk("goodF", "hostA", 1, 0, 10), true)), Stat::Granted);
+  ASSERT_EQ(f.stat(f.lock(B, Fixture::lk("goodG", "hostB", 2, 5, 10), false)), Stat::Granted);
+  ASSERT_EQ(f.stat(f.lock(B, Fixture::lk("goodG", "hostB", 2, 100, 0), true)), Stat::Granted);
+  f.origin.restart(true);
+  ASSERT_EQ(f.at_origin("F") + f.at_origin("G"), 0u) << "the restart dropped them";
+  // Another export's origin restarted: nothing of export 7 is asked for.
+  OriginReclaim none = run_awaitable(f.service->origin_restarted({8}, "other"));
+  EXPECT_EQ(none.locks, 0u);
+  EXPECT_EQ(f.at_origin("F") + f.at_origin("G"), 0u);
+
+  OriginReclaim r = run_awaitable(f.service->origin_restarted({7}, "origin"));
+  EXPECT_EQ(r.locks, 3u);
+  EXPECT_EQ(r.reclaimed, 3u);
+  EXPECT_EQ(r.retaken + r.refused + r.unanswered, 0u);
+  EXPECT_EQ(f.at_origin("F"), 1u);
+  EXPECT_EQ(f.at_origin("G"), 2u);
+  EXPECT_EQ(f.origin.last_reclaim, std::optional<bool>(true));
+  EXPECT_EQ(f.origin.last_caller, "gw1") << "in nfsgw's own name";
+  // As the same origin owners: A's lock excludes an outsider, B's shared one does not.
+  EXPECT_TRUE(f.origin.held.test(FakeOrigin::file(handle("oF")), FakeOrigin::kOutsider, Range{0, 9}, false));
+  EXPECT_FALSE(f.origin.held.test(FakeOrigin::file(handle("oG")), FakeOrigin::kOutsider, Range{5, 14}, false));
+  const NlmCounts c = f.service->counts();
+  EXPECT_EQ(c.origin_restarts, 2u);
+  EXPECT_EQ(c.origin_reclaimed, 3u);
+  EXPECT_EQ(c.origin_reclaims_lost, 0u);
+  // The clients' locks are as they were: A unlocks, B is granted F.
+  EXPECT_EQ(f.service->lock_count(), 3u);
+  f.origin.in_grace = false;
+  EXPECT_EQ(f.stat(f.unlock(A, Fixture::lk("goodF", "hostA", 1, 0, 10))), Stat::Granted);
+  EXPECT_EQ(f.stat(f.lock(B, Fixture::lk("goodF", "hostB", 2, 0, 10), true)), Stat::Granted);
+}
+
+TEST(NlmService, AnOriginPastItsGracePeriodHasTheLocksTakenAsNewOnes) {
+  Fixture f;
+  ASSERT_EQ(f.stat(f.lock(A, Fixture::lk("goodF", "hostA", 1, 0, 10), true)), Stat::Granted);
+  f.origin.restart(false);  // no grace period: it refuses reclaims
+  OriginReclaim r = run_awaitable(f.service->origin_restarted({7}, "origin"));
+  EXPECT_EQ(r.locks, 1u);
+  EXPECT_EQ(r.reclaimed, 0u);
+  EXPECT_EQ(r.retaken, 1u);
+  EXPECT_EQ(f.at_origin("F"), 1u);
+  EXPECT_EQ(f.origin.last_reclaim, std::optional<bool>(false));
+}
+
+TEST(NlmService, ALockTheRestartedOriginGaveAwayIsCountedLostAndStillExcludesNfsgwsClients) {
+  Fixture f;
+  ASSERT_EQ(f.stat(f.lock(A, Fixture::lk("goodF", "hostA", 1, 0, 10), true)), Stat::Granted);
+  f.origin.restart(false);
+  f.origin.outsider_lock(handle("oF"), Range{0, 4}, true);  // an outsider got there first
+  OriginReclaim r = run_awaitable(f.service->origin_restarted({7}, "origin"));
+  EXPECT_EQ(r.refused, 1u);
+  EXPECT_EQ(f.service->counts().origin_reclaims_lost, 1u);
+  EXPECT_EQ(f.service->lock_count(), 1u) << "NLM cannot take it back from A: kept";
+  const int calls = f.origin.calls;
+  EXPECT_EQ(f.stat(f.lock(B, Fixture::lk("goodF", "hostB", 2, 5, 1), true)), Stat::Denied);
+  EXPECT_EQ(f.origin.calls, calls) << "answered by nfsgw: A's lock still excludes B";
+}
+
+TEST(NlmService, AReclaimTheOriginDoesNotAnswerYetIsAskedAgainWithinTheWindow) {
+  NlmSettings s;
+  s.reclaim_retry_delay = 1ms;
+  s.origin_reclaim_window = 3s;
+  Fixture f(s);
+  ASSERT_EQ(f.stat(f.lock(A, Fixture::lk("goodF", "hostA", 1, 0, 10), true)), Stat::Granted);
+  ASSERT_EQ(f.stat(f.lock(A, Fixture::lk("goodG", "hostA", 1, 0, 10), true)), Stat::Granted);
+  f.origin.restart(true);
+  // Its lock manager answers from the third call on.
+  int calls = 0;
+  f.origin.mode = Outcome::NoAnswer;
+  f.origin.before_lock = [&] {
+    if (++calls == 3) f.origin.mode = Outcome::Answered;
+  };
+  OriginReclaim r = run_awaitable(f.service->origin_restarted({7}, "origin"));
+  EXPECT_EQ(r.reclaimed, 2u);
+  EXPECT_EQ(calls, 4);
+  // An origin that never answers: given up at the window's end (the clock moves a
+  // second a call), reported, the lock kept in the table.
+  f.origin.restart(true);
+  f.origin.mode = Outcome::NoAnswer;
+  calls = 0;
+  f.origin.before_lock = [&] {
+    ++calls;
+    f.now += 1s;
+  };
+  r = run_awaitable(f.service->origin_restarted({7}, "origin"));
+  EXPECT_EQ(r.unanswered, 2u);
+  EXPECT_GE(calls, 4);  // two files reclaimed side by side, each at least twice
+  EXPECT_LE(calls, 10);
+  EXPECT_EQ(f.service->lock_count(), 2u);
+}
+
+TEST(NlmService, AClientsUnlockDuringTheReclaimOfItsFileGoesAfterIt) {
+  NlmSettings s;
+  s.reclaim_retry_delay = 5ms;
+  Fixture f(s);
+  ASSERT_EQ(f.stat(f.lock(A, Fixture::lk("goodF", "hostA", 1, 0, 10), true)), Stat::Granted);
+  f.origin.restart(true);
+  int calls = 0;
+  f.origin.mode = Outcome::NoAnswer;  // the reclaim is asked three times
+  f.origin.before_lock = [&] {
+    if (++calls == 3) f.origin.mode = Outcome::Answered;
+  };
+  f.origin.log.clear();
+  boost::asio::io_context io;
+  auto reclaim = boost::asio::co_spawn(io, f.service->origin_restarted({7}, "origin"), boost::asio::use_future);
+  auto unlock = boost::asio::co_spawn(
+      io, f.service->unlock(Fixture::from(A), nlm4::UnlockArgs{{9}, Fixture::lk("goodF", "hostA", 1, 0, 10)}),
+      boost::asio::use_future);
+  io.run();
+  EXPECT_EQ(reclaim.get().reclaimed, 1u);
+  EXPECT_EQ(f.stat(unlock.get()), Stat::Granted);
+  EXPECT_EQ(f.origin.log, (std::vector<std::string>{"LOCK", "LOCK", "LOCK", "UNLOCK"}))
+      << "the UNLOCK waited for the reclaim";
+  EXPECT_EQ(f.at_origin("F"), 0u) << "nothing left held at the origin for a lock its client let go";
+  EXPECT_EQ(f.service->lock_count(), 0u);
 }
 
 }  // namespace
