@@ -53,7 +53,7 @@ using OriginLocksStop = std::function<void(nlm::OriginLocks&)>;
 /// What the lock service reaches besides the origins.
 struct LockPeers {
   std::unique_ptr<nlm::StatusMonitor> statd;      // the host's statd; nullptr: no monitoring
-  /// The host's statd again, for the origin hosts (my_proc nlm::kOriginCallbackProc):
+  /// The host's statd again, for the origin hosts (their own callback version, upstream::origin_callback_version):
   /// their restarts make nfsgw reclaim its locks there; nullptr: not watched.
   std::unique_ptr<nlm::StatusMonitor> origin_statd;
   std::unique_ptr<nlm::ClientCallbacks> clients;  // NLM_GRANTED to clients; nullptr: none

@@ -8,6 +8,7 @@
 #include "gateway/upstream/client_nlm.h"
 #include "gateway/upstream/host_statd.h"
 #include "gateway/upstream/origin_nlm.h"
+#include "gateway/upstream/statd_callback.h"
 
 namespace nfsgw {
 
@@ -47,9 +48,9 @@ LockPeersFactory make_lock_peers(boost::asio::io_context& io) {
     // DNS answer before asking again: the bound leaves room for one such loss.
     so.timeout = std::chrono::milliseconds(15000);
     auto statd = std::make_unique<upstream::HostStatd>(io, so);
-    // The origin hosts under a procedure of their own (status_monitor.h).
+    // The origin hosts under a callback version of their own (statd_callback.h).
     upstream::HostStatd::Options oo = so;
-    oo.my_proc = nlm::kOriginCallbackProc;
+    oo.my_vers = static_cast<std::int32_t>(upstream::origin_callback_version(callback_version));
     auto origin_statd = std::make_unique<upstream::HostStatd>(io, oo);
     upstream::ClientNlm::Options co;
     co.port = port_from_env("NFSGW_NLM_CLIENT_NLM_PORT");

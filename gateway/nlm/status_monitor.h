@@ -39,13 +39,6 @@ namespace nfsgw::nlm {
 constexpr std::int32_t kCallbackProgram = 100021;
 constexpr std::int32_t kCallbackVersion = 4;
 constexpr std::int32_t kCallbackProc = 16;
-/// The procedure of the callback for an ORIGIN host nfsgw has statd monitor
-/// (design.md item 9: the origin restarted, nfsgw reclaims there). A procedure of
-/// its own rather than a priv: Linux's statd keeps one entry per (mon_name, my_id),
-/// and SM_UNMON of a client host of the same name as an origin (both 127.0.0.1 on
-/// a test host) would otherwise remove the origin's entry too.
-constexpr std::int32_t kOriginCallbackProc = 17;
-
 /// Whose reboot a callback reports.
 enum class Rebooted { ClientHost, Origin };
 

@@ -34,6 +34,8 @@ constexpr std::uint32_t kCallbackVersionBase = 0x6e670000u;  // "ng" + the NLM p
 
 }  // namespace statd_callback_cpp
 
+std::uint32_t origin_callback_version(std::uint32_t client_version) { return client_version + 0x10000; }
+
 std::uint32_t callback_version(std::uint16_t nlm_port) {
   return statd_callback_cpp::kCallbackVersionBase | nlm_port;
 }
@@ -89,7 +91,9 @@ StatdCallback::StatdCallback(asio::io_context& io, std::uint32_t version, OnRebo
 
 bool StatdCallback::start() {
   pmap_udp(false, nlm::kCallbackProgram, version_, 0);  // a leftover of a killed run
-  const bool ok = pmap_udp(true, nlm::kCallbackProgram, version_, port_);
+  pmap_udp(false, nlm::kCallbackProgram, origin_callback_version(version_), 0);
+  const bool ok = pmap_udp(true, nlm::kCallbackProgram, version_, port_) &&
+                  pmap_udp(true, nlm::kCallbackProgram, origin_callback_version(version_), port_);
   registered_ = ok;
   if (ok) {
     spdlog::info("NLM: statd's callback on UDP 127.0.0.1:{} (program {} version {:#x}, registered with rpcbind)",
@@ -104,7 +108,10 @@ bool StatdCallback::start() {
 }
 
 void StatdCallback::stop() {
-  if (registered_.exchange(false)) pmap_udp(false, nlm::kCallbackProgram, version_, 0);
+  if (registered_.exchange(false)) {
+    pmap_udp(false, nlm::kCallbackProgram, version_, 0);
+    pmap_udp(false, nlm::kCallbackProgram, origin_callback_version(version_), 0);
+  }
   // On the socket's strand: a receive's handler may be running on another thread.
   asio::dispatch(socket_.get_executor(), [this] {
     boost::system::error_code ignored;
@@ -113,7 +120,10 @@ void StatdCallback::stop() {
 }
 
 StatdCallback::~StatdCallback() {
-  if (registered_.exchange(false)) pmap_udp(false, nlm::kCallbackProgram, version_, 0);
+  if (registered_.exchange(false)) {
+    pmap_udp(false, nlm::kCallbackProgram, version_, 0);
+    pmap_udp(false, nlm::kCallbackProgram, origin_callback_version(version_), 0);
+  }
   boost::system::error_code ignored;
   socket_.close(ignored);  // the io_context runs no more handlers of it by now
 }
@@ -142,15 +152,14 @@ void StatdCallback::serve(std::size_t n) {
     h = rpc::decode_call_header(r);
     if (h.prog != nlm::kCallbackProgram) {
       rpc::encode_accepted_reply(w, h.xid, rpc::AcceptStat::ProgUnavail);
-    } else if (h.vers != version_) {
-      rpc::encode_prog_mismatch(w, h.xid, version_, version_);
+    } else if (h.vers != version_ && h.vers != origin_callback_version(version_)) {
+      rpc::encode_prog_mismatch(w, h.xid, version_, origin_callback_version(version_));
     } else if (h.proc == 0) {
       rpc::encode_accepted_reply(w, h.xid, rpc::AcceptStat::Success);
-    } else if (h.proc != static_cast<std::uint32_t>(nlm::kCallbackProc) &&
-               h.proc != static_cast<std::uint32_t>(nlm::kOriginCallbackProc)) {
+    } else if (h.proc != static_cast<std::uint32_t>(nlm::kCallbackProc)) {
       rpc::encode_accepted_reply(w, h.xid, rpc::AcceptStat::ProcUnavail);
     } else {
-      if (h.proc == static_cast<std::uint32_t>(nlm::kOriginCallbackProc)) who = nlm::Rebooted::Origin;
+      if (h.vers == origin_callback_version(version_)) who = nlm::Rebooted::Origin;
       nsm::Status st;
       try {
         nsm::decode(r, st);

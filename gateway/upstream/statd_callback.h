@@ -9,8 +9,9 @@
 //   - procedure 16 (nlm::kCallbackProc): its argument is nsm::Status; the reply
 //     is void, sent before `on_reboot` runs (statd's retries of the same
 //     notice release nothing more);
-//   - procedure 17 (nlm::kOriginCallbackProc): the same, for an origin host
-//     nfsgw monitors (on_reboot is told which: nlm::Rebooted);
+//   - the same procedure at version origin_callback_version(version), also
+//     registered: the callback for an origin host nfsgw monitors (on_reboot is
+//     told which: nlm::Rebooted);
 //   - NULL: void; any other procedure PROC_UNAVAIL, another version
 //     PROG_MISMATCH, another program PROG_UNAVAIL; arguments that do not decode
 //     GARBAGE_ARGS.
@@ -37,6 +38,13 @@ namespace nfsgw::upstream {
 /// nfsgw's callback version for an NLM service on TCP port `nlm_port`: one per
 /// nfsgw on a host (their NLM ports differ), none of them a real NLM version.
 std::uint32_t callback_version(std::uint16_t nlm_port);
+
+/// The version of the callback for origin hosts: statd keeps one entry per
+/// (mon_name, my_id) and accepts only my_proc 16 (checked: stat_fail for 17), so
+/// the origin hosts are monitored under a my_vers of their own, and SM_UNMON of a
+/// client host named like an origin (127.0.0.1 on a test host) cannot drop the
+/// origin's entry.
+std::uint32_t origin_callback_version(std::uint32_t client_version);
 
 class StatdCallback {
  public:

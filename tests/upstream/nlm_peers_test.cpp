@@ -332,11 +332,12 @@ TEST(StatdCallbackTest, ACallbackFromAPrivilegedPortIsAnsweredAndHandedOn) {
     std::lock_guard g(mu);
     ASSERT_EQ(seen.size(), 1u) << "the unprivileged one was not";
     EXPECT_EQ(seen[0], st);
-    EXPECT_EQ(who[0], nlm::Rebooted::ClientHost) << "procedure 16: a client host";
+    EXPECT_EQ(who[0], nlm::Rebooted::ClientHost) << "the client version";
   }
-  // Procedure 17: an origin nfsgw monitors restarted.
+  // The origin callback version: an origin nfsgw monitors restarted.
+  EXPECT_EQ(udp_port_at_rpcbind(nlm4::kProgram, origin_callback_version(version)), cb.port());
   nsm::Status origin{"127.0.0.1", 9, {}};
-  r = exchange(cb.port(), 906, callback_call(7, version, 17, origin));
+  r = exchange(cb.port(), 906, callback_call(7, origin_callback_version(version), 16, origin));
   ASSERT_TRUE(r.has_value());
   EXPECT_EQ(reply_header(*r).accept, rpc::AcceptStat::Success);
   ASSERT_TRUE(nfsgw::test::wait_until(
@@ -356,7 +357,7 @@ TEST(StatdCallbackTest, ACallbackFromAPrivilegedPortIsAnsweredAndHandedOn) {
   h = reply_header(*r);
   EXPECT_EQ(h.accept, rpc::AcceptStat::ProgMismatch);
   EXPECT_EQ(h.mismatch_low, version);
-  EXPECT_EQ(h.mismatch_high, version);
+  EXPECT_EQ(h.mismatch_high, origin_callback_version(version));
   r = exchange(cb.port(), 903, callback_call(4, version, 2, st));
   ASSERT_TRUE(r.has_value());
   EXPECT_EQ(reply_header(*r).accept, rpc::AcceptStat::ProcUnavail);
