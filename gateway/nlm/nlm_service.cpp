@@ -984,6 +984,18 @@ Awaitable<void> NlmService::reclaim_file(FileKey key, OriginReclaim& report, std
       if (r.outcome == Outcome::Answered) {
         const nlm4::Stat s = r.reply->stat;
         if (s == nlm4::Stat::Granted) {
+          // Released meanwhile (its client host rebooted: statd's callbacks for
+          // it and for the origin can come together)? Then let it go again.
+          bool still = false;
+          {
+            std::lock_guard g(mu_);
+            for (const HeldLock& h : table_.locks_of(key, it.held.owner)) still = still || h == it.held;
+          }
+          if (!still) {
+            Awaitable<bool> undo = release_at_origin(*file, it.held.owner, it.held.range, file->cred);
+            co_await std::move(undo);
+            break;
+          }
           ++(it.args.reclaim ? report.reclaimed : report.retaken);
           if (!it.args.reclaim)
             spdlog::warn("NLM: {}'s lock taken again at the restarted origin as a new lock (it kept no grace "

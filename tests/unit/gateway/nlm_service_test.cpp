@@ -791,5 +791,33 @@ TEST(NlmService, AClientsUnlockDuringTheReclaimOfItsFileGoesAfterIt) {
   EXPECT_EQ(f.service->lock_count(), 0u);
 }
 
+TEST(NlmService, AClientHostsRebootDuringTheReclaimLeavesNothingAtTheOrigin) {
+  // statd calls back for the origin and for a client host at once (Linux's statd
+  // matched a client's notice, sent from 127.0.0.1, to the origin's 127.0.0.1).
+  NlmSettings s;
+  s.reclaim_retry_delay = 5ms;
+  Fixture f(s);
+  ASSERT_EQ(f.stat(f.lock(A, Fixture::lk("goodF", "hostA", 1, 0, 10), true)), Stat::Granted);
+  f.origin.restart(true);
+  int calls = 0;
+  f.origin.mode = Outcome::NoAnswer;  // the reclaim's first LOCK is not answered
+  f.origin.before_lock = [&] {
+    if (++calls == 2) f.origin.mode = Outcome::Answered;
+  };
+  boost::asio::io_context io;
+  auto reclaim = boost::asio::co_spawn(io, f.service->origin_restarted({7}, "origin"), boost::asio::use_future);
+  io.poll();  // the reclaim has asked once and waits to ask again
+  ASSERT_EQ(calls, 1);
+  nlm4::Notify gone;
+  gone.name = "hostA";
+  gone.state = 3;
+  auto freed = boost::asio::co_spawn(io, f.service->free_all(Fixture::from(A), gone), boost::asio::use_future);
+  io.run();
+  reclaim.get();
+  freed.get();
+  EXPECT_EQ(f.service->lock_count(), 0u);
+  EXPECT_EQ(f.at_origin("F"), 0u) << "the reclaim must not leave a lock its host let go";
+}
+
 }  // namespace
 }  // namespace nfsgw::nlm::nlm_service_test
