@@ -130,16 +130,20 @@ Awaitable<std::optional<NlmService::Entered>> NlmService::enter(const CallContex
 }
 
 nlm4::Lock NlmService::at_origin(const Entered& e, const nlm4::Lock& lock, OwnerId owner) const {
+  return origin_lock(e.file->origin_fh, owners_.origin(owner), lock.offset, lock.length);
+}
+
+nlm4::Lock NlmService::origin_lock(const nfs3::FileHandle& fh, const std::optional<OriginOwner>& owner,
+                                   std::uint64_t offset, std::uint64_t length) const {
   nlm4::Lock out;
   out.caller_name = settings_.caller_name;
-  out.fh = e.file->origin_fh;
-  const std::optional<OriginOwner> o = owners_.origin(owner);
-  if (o) {
-    out.oh = o->oh;
-    out.svid = o->svid;
+  out.fh = fh;
+  if (owner) {
+    out.oh = owner->oh;
+    out.svid = owner->svid;
   }
-  out.offset = lock.offset;
-  out.length = lock.length;
+  out.offset = offset;
+  out.length = length;
   return out;
 }
 
@@ -228,8 +232,10 @@ Awaitable<std::optional<nlm4::Res>> NlmService::lock(const CallContext& ctx, nlm
     res.stat = refusal;
     co_return res;
   }
-  Awaitable<bool> reclaimed = wait_for_reclaim(e->key);
-  if (!co_await std::move(reclaimed)) co_return std::nullopt;
+  if (reclaim_marks_.load(std::memory_order_acquire) != 0) {  // no frame, no lock on the usual path
+    Awaitable<bool> reclaimed = wait_for_reclaim(e->key);
+    if (!co_await std::move(reclaimed)) co_return std::nullopt;
+  }
   // The client's host is monitored before anything of it reaches the origin (and
   // is not unmonitored while this request runs: `held`).
   std::optional<MonitorHold> held;
@@ -416,14 +422,9 @@ Awaitable<bool> NlmService::release_at_origin(const FileInfo& f, OwnerId owner, 
     std::lock_guard g(mu_);
     const std::optional<OriginOwner> o = owners_.origin(owner);
     if (!o) co_return false;
-    u.lock.caller_name = settings_.caller_name;
-    u.lock.fh = f.origin_fh;
-    u.lock.oh = o->oh;
-    u.lock.svid = o->svid;
+    u.lock = origin_lock(f.origin_fh, o, range.nlm_offset(), range.nlm_length());
     ++counts_.origin_calls;
   }
-  u.lock.offset = range.nlm_offset();
-  u.lock.length = range.nlm_length();
   OriginReply<nlm4::Res> r = co_await f.origin->unlock(cred, std::move(u));
   if (r.outcome != Outcome::Answered) {
     spdlog::warn("NLM: releasing a lock at the origin failed: {}", r.error.empty() ? "no answer" : r.error);
@@ -441,8 +442,10 @@ Awaitable<std::optional<nlm4::Res>> NlmService::unlock(const CallContext& ctx, n
     res.stat = refusal;
     co_return res;
   }
-  Awaitable<bool> reclaimed = wait_for_reclaim(e->key);
-  if (!co_await std::move(reclaimed)) co_return std::nullopt;
+  if (reclaim_marks_.load(std::memory_order_acquire) != 0) {  // no frame, no lock on the usual path
+    Awaitable<bool> reclaimed = wait_for_reclaim(e->key);
+    if (!co_await std::move(reclaimed)) co_return std::nullopt;
+  }
   // What was written under the lock reaches the origin before the lock is let go
   // there (design.md, issue 21, item 10).
   if (before_release_) {
@@ -516,8 +519,10 @@ Awaitable<std::optional<nlm4::Res>> NlmService::cancel(const CallContext& ctx, n
     res.stat = refusal;
     co_return res;
   }
-  Awaitable<bool> reclaimed = wait_for_reclaim(e->key);
-  if (!co_await std::move(reclaimed)) co_return std::nullopt;
+  if (reclaim_marks_.load(std::memory_order_acquire) != 0) {  // no frame, no lock on the usual path
+    Awaitable<bool> reclaimed = wait_for_reclaim(e->key);
+    if (!co_await std::move(reclaimed)) co_return std::nullopt;
+  }
   OwnerId owner = 0;
   std::shared_ptr<FileInfo> file;
   {
@@ -692,14 +697,7 @@ Awaitable<std::size_t> NlmService::wake(FileKey file) {
     {
       std::lock_guard g(mu_);
       const std::optional<OriginOwner> o = owners_.origin(w->owner);
-      to.lock.caller_name = settings_.caller_name;
-      to.lock.fh = w->file->origin_fh;
-      if (o) {
-        to.lock.oh = o->oh;
-        to.lock.svid = o->svid;
-      }
-      to.lock.offset = w->args.lock.offset;
-      to.lock.length = w->args.lock.length;
+      to.lock = origin_lock(w->file->origin_fh, o, w->args.lock.offset, w->args.lock.length);
     }
     OriginReply<nlm4::Res> r = co_await w->file->origin->lock(w->cred, std::move(to));
     bool release = false;
@@ -825,11 +823,14 @@ Awaitable<std::size_t> NlmService::retry_waiters() {
 /// The files of one reclaim stay marked until it ends, however it ends.
 class NlmService::ReclaimMark {
  public:
-  ReclaimMark(std::mutex& mu, std::multiset<FileKey>& marks, FileKey key)
-      : mu_(mu), marks_(marks), key_(std::move(key)) {}
+  ReclaimMark(std::mutex& mu, std::multiset<FileKey>& marks, std::atomic<std::size_t>& count, FileKey key)
+      : mu_(mu), marks_(marks), count_(count), key_(std::move(key)) {}
   ~ReclaimMark() {
     std::lock_guard g(mu_);
-    if (auto it = marks_.find(key_); it != marks_.end()) marks_.erase(it);
+    if (auto it = marks_.find(key_); it != marks_.end()) {
+      marks_.erase(it);
+      count_.fetch_sub(1, std::memory_order_release);
+    }
   }
   ReclaimMark(const ReclaimMark&) = delete;
   ReclaimMark& operator=(const ReclaimMark&) = delete;
@@ -837,6 +838,7 @@ class NlmService::ReclaimMark {
  private:
   std::mutex& mu_;
   std::multiset<FileKey>& marks_;
+  std::atomic<std::size_t>& count_;
   FileKey key_;
 };
 
@@ -881,11 +883,12 @@ Awaitable<OriginReclaim> NlmService::origin_restarted(std::set<std::uint32_t> ex
     // Marked at once: from now on a client's request on these files waits for
     // their reclaim, and no waiter of theirs is asked for at the origin.
     for (const FileKey& k : keys) reclaiming_.insert(k);
+    reclaim_marks_.fetch_add(keys.size(), std::memory_order_release);
   }
   spdlog::warn("NLM: origin {} restarted: taking the locks of {} files again there", origin, keys.size());
   std::vector<OriginReclaim> per(keys.size());
   std::vector<std::unique_ptr<ReclaimMark>> marks;
-  for (const FileKey& k : keys) marks.push_back(std::make_unique<ReclaimMark>(mu_, reclaiming_, k));
+  for (const FileKey& k : keys) marks.push_back(std::make_unique<ReclaimMark>(mu_, reclaiming_, reclaim_marks_, k));
   FanOutWork work = [this, &keys, &per, &marks](std::size_t i) -> Awaitable<void> {
     return reclaim_file(keys[i], per[i], std::move(marks[i]));
   };
@@ -957,12 +960,7 @@ Awaitable<void> NlmService::reclaim_file(FileKey key, OriginReclaim& report, std
       it.args.exclusive = h.exclusive;
       it.args.reclaim = true;
       it.args.state = monitor_ != nullptr ? monitor_->state() : 0;  // nfsgw's NSM state
-      it.args.lock.caller_name = settings_.caller_name;
-      it.args.lock.fh = file->origin_fh;
-      it.args.lock.oh = o->oh;
-      it.args.lock.svid = o->svid;
-      it.args.lock.offset = h.range.nlm_offset();
-      it.args.lock.length = h.range.nlm_length();
+      it.args.lock = origin_lock(file->origin_fh, o, h.range.nlm_offset(), h.range.nlm_length());
       const ClientOwner* c = owners_.client(h.owner);
       it.client = c ? c->caller_name + " svid " + std::to_string(c->svid) : "an owner";
       ++busy_[h.owner];

@@ -61,6 +61,7 @@
 // across a call to the origin.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -255,6 +256,10 @@ class NlmService {
   /// Steps 1-3 for a request: the handle, the file's key, the client owner.
   Awaitable<std::optional<Entered>> enter(const CallContext& ctx, const nlm4::Lock& lock, nlm4::Stat& refusal);
   nlm4::Lock at_origin(const Entered& e, const nlm4::Lock& lock, OwnerId owner) const;
+  /// The lock as the origin is asked for it: nfsgw's caller name, the origin's
+  /// handle, the origin owner (none: no owner handle, svid 0).
+  nlm4::Lock origin_lock(const nfs3::FileHandle& fh, const std::optional<OriginOwner>& owner, std::uint64_t offset,
+                         std::uint64_t length) const;
   /// Forgets an owner that holds and waits for nothing and has nothing in flight.
   void tidy_owner(OwnerId owner);
   /// Forgets a file with no locks and no waiters left.
@@ -319,6 +324,8 @@ class NlmService {
   /// Files whose locks are being taken again at their restarted origin.
   /// (A multiset: a second notice of the same origin may come during a reclaim.)
   std::multiset<FileKey> reclaiming_;
+  /// reclaiming_.size(), read without mu_: a request skips wait_for_reclaim when 0.
+  std::atomic<std::size_t> reclaim_marks_{0};
   /// Room in max_locks taken by calls at the origin in flight.
   std::size_t reserved_ = 0;
   NlmCounts counts_;
