@@ -27,8 +27,10 @@
 #include <filesystem>
 #include <future>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <boost/asio/co_spawn.hpp>
@@ -180,9 +182,15 @@ class CallbackListener {
     }
     return std::nullopt;
   }
-  std::vector<rpc::CallHeader> headers() const {
+  /// The call header of the first callback for `mon_name`. statd calls back every
+  /// entry that matches a notice by name or by address, so other callbacks (stale
+  /// registrations of killed gateways that once had this port) may come here too.
+  std::optional<rpc::CallHeader> header_for(const std::string& mon_name) const {
     std::lock_guard lock(mu_);
-    return headers_;
+    for (const auto& [h, name] : headers_) {
+      if (name == mon_name) return h;
+    }
+    return std::nullopt;
   }
 
  private:
@@ -205,7 +213,7 @@ class CallbackListener {
         nsm::decode(r, st);
         {
           std::lock_guard lock(mu_);
-          headers_.push_back(h);
+          headers_.emplace_back(h, st.mon_name);
           // statd retries until answered: keep each (name, state) once.
           bool seen = false;
           for (const auto& s : received_) seen = seen || (s.mon_name == st.mon_name && s.state == st.state);
@@ -226,7 +234,7 @@ class CallbackListener {
   std::atomic<bool> done_{false};
   mutable std::mutex mu_;
   std::vector<nsm::Status> received_;
-  std::vector<rpc::CallHeader> headers_;
+  std::vector<std::pair<rpc::CallHeader, std::string>> headers_;
 };
 
 /// A stand-in for a client's statd: TCP on 127.0.0.1:kClientStatdPort, answers
@@ -361,11 +369,11 @@ TEST_F(HostStatdTest, ARebootOfAMonitoredHostCallsBackWithItsNameStateAndPriv) {
   EXPECT_EQ(got.mon_name, host);
   EXPECT_EQ(got.state, state);
   EXPECT_EQ(got.priv, priv);
-  const auto headers = cb.headers();
-  ASSERT_FALSE(headers.empty());
-  EXPECT_EQ(headers[0].prog, static_cast<std::uint32_t>(nlm::kCallbackProgram));
-  EXPECT_EQ(headers[0].vers, static_cast<std::uint32_t>(kTestVersion));
-  EXPECT_EQ(headers[0].proc, static_cast<std::uint32_t>(nlm::kCallbackProc));
+  const auto header = cb.header_for(host);
+  ASSERT_TRUE(header.has_value());
+  EXPECT_EQ(header->prog, static_cast<std::uint32_t>(nlm::kCallbackProgram));
+  EXPECT_EQ(header->vers, static_cast<std::uint32_t>(kTestVersion));
+  EXPECT_EQ(header->proc, static_cast<std::uint32_t>(nlm::kCallbackProc));
 }
 
 TEST_F(HostStatdTest, AnUnmonitoredHostIsNotCalledBack) {
