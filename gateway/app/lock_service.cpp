@@ -44,15 +44,8 @@ std::string instance_name() {
 }
 
 /// nfsgw's caller name at the origins: [server] nlm_caller_name, else this host's
-/// name, which the origin's statd can resolve and monitor. NFSGW_NLM_CALLER_NAME
-/// replaces it (a test hook: on a test host whose name resolves to 127.0.0.1 only,
-/// Linux's statd does not match an SM_NOTIFY naming it to the name's monitor, as
-/// it does for an address no name maps to).
+/// name, which the origin's statd can resolve and monitor.
 std::string caller_name(const std::string& configured) {
-  if (const char* v = std::getenv("NFSGW_NLM_CALLER_NAME"); v != nullptr && *v != '\0' && std::strlen(v) < 256) {
-    spdlog::warn("NLM: NFSGW_NLM_CALLER_NAME={}: nfsgw's caller name at the origins (a test hook)", v);
-    return v;
-  }
   if (!configured.empty()) return configured;
   char buf[256] = {};
   if (::gethostname(buf, sizeof buf - 1) != 0 || buf[0] == '\0') return "localhost";

@@ -133,6 +133,14 @@ nlm4::Lock NlmService::at_origin(const Entered& e, const nlm4::Lock& lock, Owner
   return origin_lock(e.file->origin_fh, owners_.origin(owner), lock.offset, lock.length);
 }
 
+std::int32_t NlmService::own_state() const { return monitor_ != nullptr ? monitor_->state() : 0; }
+
+Awaitable<OriginReply<nlm4::Res>> NlmService::lock_at_origin(OriginLocks& origin, const Credentials& cred,
+                                                             nlm4::LockArgs args) const {
+  args.state = own_state();
+  return origin.lock(cred, std::move(args));
+}
+
 nlm4::Lock NlmService::origin_lock(const nfs3::FileHandle& fh, const std::optional<OriginOwner>& owner,
                                    std::uint64_t offset, std::uint64_t length) const {
   nlm4::Lock out;
@@ -315,10 +323,10 @@ Awaitable<std::optional<nlm4::Res>> NlmService::lock(const CallContext& ctx, nlm
     // A client's reclaim (nfsgw restarted) is a new lock at the origin: the origin
     // dropped nfsgw's old locks when told of the restart and is in no grace period
     // of its own (it would refuse a reclaim, NLM4_DENIED_GRACE_PERIOD).
-    to = nlm4::LockArgs{args.cookie, false, args.exclusive, at_origin(*e, args.lock, owner), false, args.state};
+    to = nlm4::LockArgs{args.cookie, false, args.exclusive, at_origin(*e, args.lock, owner), false, 0};
   }
   const nlm4::LockArgs again = to;
-  Awaitable<OriginReply<nlm4::Res>> first = e->file->origin->lock(e->cred, std::move(to));
+  Awaitable<OriginReply<nlm4::Res>> first = lock_at_origin(*e->file->origin, e->cred, std::move(to));
   OriginReply<nlm4::Res> r = co_await std::move(first);
   // A reclaim the origin refuses during nfsgw's grace period: most likely because
   // of nfsgw's own lock from before the restart, which the origin drops once its
@@ -335,7 +343,7 @@ Awaitable<std::optional<nlm4::Res>> NlmService::lock(const CallContext& ctx, nlm
     }
     boost::asio::steady_timer pause(co_await boost::asio::this_coro::executor, settings_.reclaim_retry_delay);
     co_await pause.async_wait(boost::asio::use_awaitable);
-    Awaitable<OriginReply<nlm4::Res>> retry = e->file->origin->lock(e->cred, again);
+    Awaitable<OriginReply<nlm4::Res>> retry = lock_at_origin(*e->file->origin, e->cred, again);
     r = co_await std::move(retry);
   }
   bool undo = false;  // granted at the origin, and the table could not take it
@@ -404,7 +412,8 @@ Awaitable<std::optional<nlm4::Res>> NlmService::lock(const CallContext& ctx, nlm
       }
       again.lock.offset = h.range.nlm_offset();
       again.lock.length = h.range.nlm_length();
-      co_await e->file->origin->lock(e->cred, std::move(again));
+      Awaitable<OriginReply<nlm4::Res>> restore = lock_at_origin(*e->file->origin, e->cred, std::move(again));
+      co_await std::move(restore);
     }
     std::lock_guard g(mu_);
     --busy_[owner];
@@ -693,13 +702,13 @@ Awaitable<std::size_t> NlmService::wake(FileKey file) {
     to.cookie = w->args.cookie;
     to.block = false;
     to.exclusive = w->exclusive;
-    to.state = w->args.state;
     {
       std::lock_guard g(mu_);
       const std::optional<OriginOwner> o = owners_.origin(w->owner);
       to.lock = origin_lock(w->file->origin_fh, o, w->args.lock.offset, w->args.lock.length);
     }
-    OriginReply<nlm4::Res> r = co_await w->file->origin->lock(w->cred, std::move(to));
+    Awaitable<OriginReply<nlm4::Res>> ask = lock_at_origin(*w->file->origin, w->cred, std::move(to));
+    OriginReply<nlm4::Res> r = co_await std::move(ask);
     bool release = false;
     bool tell = false;
     {
@@ -959,7 +968,6 @@ Awaitable<void> NlmService::reclaim_file(FileKey key, OriginReclaim& report, std
       it.held = h;
       it.args.exclusive = h.exclusive;
       it.args.reclaim = true;
-      it.args.state = monitor_ != nullptr ? monitor_->state() : 0;  // nfsgw's NSM state
       it.args.lock = origin_lock(file->origin_fh, o, h.range.nlm_offset(), h.range.nlm_length());
       const ClientOwner* c = owners_.client(h.owner);
       it.client = c ? c->caller_name + " svid " + std::to_string(c->svid) : "an owner";
@@ -977,7 +985,7 @@ Awaitable<void> NlmService::reclaim_file(FileKey key, OriginReclaim& report, std
         std::lock_guard g(mu_);
         ++counts_.origin_calls;
       }
-      Awaitable<OriginReply<nlm4::Res>> call = file->origin->lock(file->cred, it.args);
+      Awaitable<OriginReply<nlm4::Res>> call = lock_at_origin(*file->origin, file->cred, it.args);
       const OriginReply<nlm4::Res> r = co_await std::move(call);
       if (r.outcome == Outcome::Answered) {
         const nlm4::Stat s = r.reply->stat;

@@ -256,6 +256,14 @@ class NlmService {
   /// Steps 1-3 for a request: the handle, the file's key, the client owner.
   Awaitable<std::optional<Entered>> enter(const CallContext& ctx, const nlm4::Lock& lock, nlm4::Stat& refusal);
   nlm4::Lock at_origin(const Entered& e, const nlm4::Lock& lock, OwnerId owner) const;
+  /// The `state` of every LOCK nfsgw sends the origin: nfsgw's own NSM state, for
+  /// at the origin nfsgw is the lock client (a client's state means nothing there).
+  /// An origin that keeps it with the lock (nfs-ganesha) keeps this run's locks when
+  /// a late callback for this run's restart notice arrives. 0 without a monitor.
+  std::int32_t own_state() const;
+  /// Every LOCK nfsgw sends the origin goes through here (it sets own_state()).
+  Awaitable<OriginReply<nlm4::Res>> lock_at_origin(OriginLocks& origin, const Credentials& cred,
+                                                   nlm4::LockArgs args) const;
   /// The lock as the origin is asked for it: nfsgw's caller name, the origin's
   /// handle, the origin owner (none: no owner handle, svid 0).
   nlm4::Lock origin_lock(const nfs3::FileHandle& fh, const std::optional<OriginOwner>& owner, std::uint64_t offset,

@@ -58,7 +58,6 @@ namespace nlm4 = nfsgw::nlm4;
 const bool kNlmOn = [] {
   ::setenv("ORIGIN_NLM_PORT", std::to_string(kNlmOriginPort).c_str(), 1);
   ::setenv("NFSGW_NLM_CLIENT_NLM_PORT", std::to_string(kNlmClientNlmPort).c_str(), 1);
-  ::setenv("NFSGW_NLM_CALLER_NAME", "127.0.0.250", 1);
   return true;
 }();
 auto* const kEnv = ::testing::AddGlobalTestEnvironment(new OriginEnvironment);
@@ -168,7 +167,9 @@ class NlmAsync : public ::testing::Test {
     GatewayConfig cfg;
     cfg.port = kNlmGatewayPort;
     cfg.origin_url = shared_origin().url();
-    cfg.server_extra = {{"nlm_port", std::to_string(kNlmGatewayNlmPort)}, {"nlm_grace", "\"0\""}};
+    cfg.server_extra = {{"nlm_port", std::to_string(kNlmGatewayNlmPort)},
+                        {"nlm_grace", "\"0\""},
+                        {"nlm_caller_name", "\"127.0.0.252\""}};  // its own: nlm_test's comment
     cfg.export_extra = {{"origin_nlm_port", std::to_string(kNlmOriginPort)}};
     gw_ = new NlmGateway("nlm-async", cfg, kNlmGatewayNlmPort);
   }

@@ -57,7 +57,8 @@ class NlmHostile : public ::testing::Test {
     cfg.server_extra = {{"nlm_port", std::to_string(kNlmHostileGatewayNlmPort)},
                         {"nlm_grace", "\"0\""},
                         {"nlm_max_waiters", std::to_string(kMaxWaiters)},
-                        {"nlm_max_owners", std::to_string(kMaxOwners)}};
+                        {"nlm_max_owners", std::to_string(kMaxOwners)},
+                        {"nlm_caller_name", "\"127.0.0.253\""}};  // its own: nlm_test's comment
     cfg.export_extra = {{"origin_nlm_port", std::to_string(kNlmHostileOriginNlmPort)}};
     gw_ = new NlmGateway("nlm-hostile", cfg, kNlmHostileGatewayNlmPort);
   }

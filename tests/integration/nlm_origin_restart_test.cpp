@@ -37,11 +37,9 @@ namespace {
 using namespace integ;
 using namespace std::chrono_literals;
 
-// The shared origin serves NLM on a port of this binary's; nfsgw's caller name at
-// it is an address no name maps to (nlm_test.cpp says why), not nlm_test's.
+// The shared origin serves NLM on a port of this binary's.
 const bool kNlmOn = [] {
   ::setenv("ORIGIN_NLM_PORT", std::to_string(kNlmOrOriginNlmPort).c_str(), 1);
-  ::setenv("NFSGW_NLM_CALLER_NAME", "127.0.0.251", 1);
   return true;
 }();
 auto* const kEnv = ::testing::AddGlobalTestEnvironment(new OriginEnvironment);
@@ -59,7 +57,9 @@ TEST(NlmOriginRestart, TheLocksNfsgwHeldAreReclaimedInTheOriginsGracePeriod) {
   cfg.origin_url = shared_origin().url();
   cfg.server_extra = {{"nlm_port", std::to_string(kNlmOrGatewayNlmPort)},
                       {"nlm_grace", "\"0\""},
-                      {"nlm_retry_interval", "\"200ms\""}};
+                      {"nlm_retry_interval", "\"200ms\""},
+                      // An address no name maps to (nlm_test.cpp says why), not nlm_test's.
+                      {"nlm_caller_name", "\"127.0.0.251\""}};
   cfg.export_extra = {{"origin_nlm_port", std::to_string(kNlmOrOriginNlmPort)}};
   NlmGateway gw("nlm-origin-restart", cfg, kNlmOrGatewayNlmPort);
   // nfsgw has statd watch the origin host before anything else matters here.

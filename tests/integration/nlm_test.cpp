@@ -85,9 +85,6 @@ const bool kNlmOn = [] {
   ::setenv("ORIGIN_NLM_PORT", std::to_string(kNlmOriginPort).c_str(), 1);
   ::setenv("NFSGW_NLM_CLIENT_NLM_PORT", std::to_string(kNlmClientNlmPort).c_str(), 1);
   ::setenv("NFSGW_NLM_CLIENT_STATD_PORT", std::to_string(kNlmClientStatdPort).c_str(), 1);
-  // nfsgw's caller name at the origin: an address no name maps to, which this
-  // host's statd matches a notice to (the host's name resolves to 127.0.0.1 only).
-  ::setenv("NFSGW_NLM_CALLER_NAME", "127.0.0.250", 1);
   return true;
 }();
 auto* const kEnv = ::testing::AddGlobalTestEnvironment(new OriginEnvironment);
@@ -215,7 +212,12 @@ class NlmTest : public ::testing::Test {
     GatewayConfig cfg;
     cfg.port = kNlmGatewayPort;
     cfg.origin_url = shared_origin().url();
+    // nfsgw's caller name at the origin: an address no name maps to, which this
+    // host's statd matches a notice to (the host's name resolves to 127.0.0.1
+    // only), and one of its own: a gateway's restart notice drops, at the origin,
+    // the locks of every gateway that shares its name (each test binary has one).
     cfg.server_extra = {{"nlm_port", std::to_string(kNlmGatewayNlmPort)},
+                        {"nlm_caller_name", "\"127.0.0.250\""},
                         {"nlm_grace", "\"0\""},
                         {"nlm_retry_interval", "\"200ms\""}};
     cfg.export_extra = {{"origin_nlm_port", std::to_string(kNlmOriginPort)}};
@@ -412,6 +414,7 @@ TEST_F(NlmTest, AfterKill9TheOriginDropsItsLocksAndClientsReclaimInGrace) {
   cfg.port = kNlmRestartGatewayPort;
   cfg.origin_url = shared_origin().url();
   cfg.server_extra = {{"nlm_port", std::to_string(kNlmRestartGatewayNlmPort)},
+                      {"nlm_caller_name", "\"127.0.0.249\""},  // not the suite gateway's
                       {"nlm_grace", "\"60s\""},
                       {"nlm_retry_interval", "\"200ms\""}};
   cfg.export_extra = {{"origin_nlm_port", std::to_string(kNlmOriginPort)}};
@@ -467,6 +470,26 @@ TEST_F(NlmTest, AfterKill9TheOriginDropsItsLocksAndClientsReclaimInGrace) {
       << " ms after the restart (grace 60 s)";
   EXPECT_FALSE(locked_at_origin(g.path, 0, 0));
   // (New locks after the grace period: NlmService.InGraceOnlyReclaimsAfterItNoReclaims.)
+
+  // A late callback for this run's own restart notice (statd calls the origin back
+  // after it answered nfsgw, and waited 5 s for DNS at times here) must not take
+  // this run's locks: every LOCK nfsgw sends the origin carries nfsgw's NSM state,
+  // and the origin (ganesha) keeps the locks of the state a notice announces.
+  // Control: a lock under nfsgw's caller name and another state (as the run before
+  // this one held) is dropped by the same notice.
+  const Owner before_run{"127.0.0.249", "before-run", 49};
+  ASSERT_EQ(direct.lock(before_run, g.at_origin, 0, 10, false, false, note.state - 2), kGranted);
+  ASSERT_TRUE(locked_at_origin(g.path, 0, 10));
+  nfsgw::upstream::HostStatd::Options so;
+  so.timeout = 15000ms;  // statd may wait 5 s for a lost DNS answer
+  nfsgw::upstream::HostStatd statd(loop.io(), so);
+  const nfsgw::nlm::MonitorReply late = loop.run([&] { return statd.notify("127.0.0.249", note.state); });
+  ASSERT_TRUE(late.ok) << late.error;
+  EXPECT_TRUE(nfsgw::test::wait_until([&] { return !locked_at_origin(g.path, 0, 10); }, 20s,
+                                      "control: the notice to drop the other state's lock", 100ms));
+  EXPECT_TRUE(locked_at_origin(f.path, 0, 10)) << "this run's reclaimed lock outlives the late notice";
+  EXPECT_EQ(direct.lock(b, f.at_origin, 0, 10), kDenied);
+  statd.stop();
   EXPECT_EQ(via.unlock(r, f_gw, 0, 0), kGranted);
   EXPECT_FALSE(locked_at_origin(f.path, 0, 0));
   EXPECT_EQ(gw.stop(), 0);

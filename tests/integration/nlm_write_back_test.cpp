@@ -48,7 +48,9 @@ class NlmWriteBack : public ::testing::Test {
     cfg.origin_url = shared_origin().url();
     cfg.writes = "back";
     cfg.write_back_delay = "1h";
-    cfg.server_extra = {{"nlm_port", std::to_string(kNlmWbGatewayNlmPort)}, {"nlm_grace", "\"0\""}};
+    cfg.server_extra = {{"nlm_port", std::to_string(kNlmWbGatewayNlmPort)},
+                        {"nlm_grace", "\"0\""},
+                        {"nlm_caller_name", "\"127.0.0.254\""}};  // its own: nlm_test's comment
     cfg.export_extra = {{"origin_nlm_port", std::to_string(kNlmWbOriginNlmPort)}};
     gw_ = new NlmGateway("nlm-wb", cfg, kNlmWbGatewayNlmPort);
   }

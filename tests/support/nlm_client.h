@@ -86,15 +86,16 @@ class NlmClient {
       : loop_(loop), nlm_(loop.io(), "127.0.0.1", port, 0, std::chrono::milliseconds(30000), "nlm-test") {}
   ~NlmClient() { nlm_.stop(); }
 
+  /// `state`: the NSM state the lock is taken under (the client's, as its statd has it).
   std::uint32_t lock(const NlmOwner& o, const Handle& fh, std::uint64_t off, std::uint64_t len, bool block = false,
-                     bool reclaim = false) {
+                     bool reclaim = false, std::int32_t state = 1) {
     nfsgw::nlm4::LockArgs a;
     a.cookie = {1, 2};
     a.block = block;
     a.reclaim = reclaim;
     a.exclusive = true;
     a.lock = lock_of(o, fh, off, len);
-    a.state = 1;
+    a.state = state;
     return stat(loop_.run([this, a]() { return nlm_.lock(nlm_user(), a); }));
   }
   std::uint32_t unlock(const NlmOwner& o, const Handle& fh, std::uint64_t off, std::uint64_t len) {

@@ -38,6 +38,7 @@ class FakeOrigin final : public OriginLocks {
   std::vector<std::string> log;  // "LOCK", "UNLOCK", ...
   std::string last_caller;
   std::optional<bool> last_reclaim;  // the reclaim flag of the last LOCK
+  std::vector<std::int32_t> lock_states;  // the NSM state of each LOCK asked
   std::function<void()> before_lock;  // runs as each LOCK arrives
   LockTable held{LockLimits{100000, 100000}};
   bool restarted = false;  // since restart(): the grace rules below apply
@@ -83,6 +84,7 @@ class FakeOrigin final : public OriginLocks {
   }
   Awaitable<OriginReply<nlm4::Res>> lock(const Credentials&, nlm4::LockArgs a) override {
     if (before_lock) before_lock();
+    lock_states.push_back(a.state);
     OriginReply<nlm4::Res> r;
     if (!answers("LOCK", a.lock)) {
       r.outcome = mode;
@@ -525,6 +527,29 @@ TEST(NlmService, AClientHostIsMonitoredBeforeItsFirstLockReachesTheOrigin) {
   EXPECT_EQ(m.statd.count("MON hostN"), 0u);
 }
 
+TEST(NlmService, EveryLockAtTheOriginCarriesNfsgwsOwnNsmStateNotTheClients) {
+  // At the origin nfsgw is the lock client: its NSM state goes with each LOCK, so
+  // that an origin that keeps it (nfs-ganesha) keeps this run's locks when a late
+  // callback for this run's restart notice arrives. Each path that asks the origin
+  // for a lock: a plain LOCK, a blocked waiter's retry, the reclaim after the
+  // origin restarted.
+  Monitored m;
+  Fixture& f = m.f;
+  const std::int32_t own = m.monitor->state();
+  ASSERT_NE(own, 5) << "the fixture's clients send state 5: the check below must tell them apart";
+  ASSERT_EQ(f.stat(f.lock(A, Fixture::lk("goodF", "hostA", 1, 0, 10), true)), Stat::Granted);
+  f.origin.outsider_lock(handle("oG"), Range{0, kEndOfFile}, true);
+  ASSERT_EQ(f.stat(f.lock(A, Fixture::lk("goodG", "hostA", 1, 0, 10), true, true)), Stat::Blocked);
+  f.origin.outsider_unlock(handle("oG"), Range{0, kEndOfFile});
+  ASSERT_EQ(run_awaitable(f.service->retry_waiters()), 1u);
+  f.origin.restart(true);
+  ASSERT_EQ(run_awaitable(f.service->origin_restarted({7}, "origin")).reclaimed, 2u);
+  ASSERT_GE(f.origin.lock_states.size(), 5u);  // F, G (denied), G (retried), F and G reclaimed
+  for (std::size_t i = 0; i < f.origin.lock_states.size(); ++i) {
+    EXPECT_EQ(f.origin.lock_states[i], own) << "LOCK " << i << " at the origin";
+  }
+}
+
 TEST(NlmService, ALockOfAHostStatdWillNotMonitorIsRefusedBeforeTheOrigin) {
   Monitored m;
   Fixture& f = m.f;
@@ -778,9 +803,12 @@ TEST(NlmService, AClientsUnlockDuringTheReclaimOfItsFileGoesAfterIt) {
   };
   f.origin.log.clear();
   boost::asio::io_context io;
+  // The coroutines take the call's context by reference and start in io.run():
+  // it must outlive them (as the dispatcher's frame does).
+  const CallContext from_a = Fixture::from(A);
   auto reclaim = boost::asio::co_spawn(io, f.service->origin_restarted({7}, "origin"), boost::asio::use_future);
   auto unlock = boost::asio::co_spawn(
-      io, f.service->unlock(Fixture::from(A), nlm4::UnlockArgs{{9}, Fixture::lk("goodF", "hostA", 1, 0, 10)}),
+      io, f.service->unlock(from_a, nlm4::UnlockArgs{{9}, Fixture::lk("goodF", "hostA", 1, 0, 10)}),
       boost::asio::use_future);
   io.run();
   EXPECT_EQ(reclaim.get().reclaimed, 1u);
@@ -805,13 +833,14 @@ TEST(NlmService, AClientHostsRebootDuringTheReclaimLeavesNothingAtTheOrigin) {
     if (++calls == 2) f.origin.mode = Outcome::Answered;
   };
   boost::asio::io_context io;
+  const CallContext from_a = Fixture::from(A);  // outlives the coroutines (see above)
   auto reclaim = boost::asio::co_spawn(io, f.service->origin_restarted({7}, "origin"), boost::asio::use_future);
   io.poll();  // the reclaim has asked once and waits to ask again
   ASSERT_EQ(calls, 1);
   nlm4::Notify gone;
   gone.name = "hostA";
   gone.state = 3;
-  auto freed = boost::asio::co_spawn(io, f.service->free_all(Fixture::from(A), gone), boost::asio::use_future);
+  auto freed = boost::asio::co_spawn(io, f.service->free_all(from_a, gone), boost::asio::use_future);
   io.run();
   reclaim.get();
   freed.get();
