@@ -286,7 +286,7 @@ GatewayApp::GatewayApp(config::Config cfg, std::string config_path, const cache:
       auto it = p.serving.find(id);
       if (it != p.serving.end() && it->second->cache) it->second->cache->forget_attributes(fh);
     }, make_origin_locks(io_), stop_origin_locks, make_lock_peers(io_));
-    p.dispatcher.add(rpc::make_nlm4_table(p.locks->service(), rpc::NlmPeers{p.locks->results()}));
+    p.dispatcher.add(rpc::make_nlm4_table(p.locks->service(), rpc::NlmPeers{p.locks->results(), &p.locks->shares()}));
     if (p.flusher) {
       // Before an UNLOCK reaches the origin, what was written under the lock and is
       // still dirty goes there (any export of the file's origin may hold it).

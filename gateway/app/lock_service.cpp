@@ -111,6 +111,14 @@ LockService::LockService(asio::io_context& io, const config::Config& cfg, Handle
   };
   service_ = std::make_unique<nlm::NlmService>(check, origin_for, s, [] { return std::chrono::steady_clock::now(); });
   service_->on_granted(std::move(forget_attributes));
+  // SHARE / UNSHARE: the same handle check, origins, grace and caller name; at
+  // most nlm_max_locks reservations (owners of a run of their own at the origin).
+  nlm::ShareSettings ss;
+  ss.max_shares = cfg.server.nlm_max_locks;
+  ss.grace = s.grace;
+  ss.caller_name = s.caller_name;
+  ss.instance = s.instance;
+  shares_ = std::make_unique<nlm::ShareService>(check, origin_for, ss, [] { return std::chrono::steady_clock::now(); });
   caller_name_ = s.caller_name;
   const std::uint32_t version = upstream::callback_version(cfg.server.nlm_port);
   if (make_peers) peers_ = make_peers(version);
@@ -139,6 +147,8 @@ LockService::LockService(asio::io_context& io, const config::Config& cfg, Handle
         origin_rebooted(std::move(st));
         return;
       }
+      Awaitable<std::size_t> unshare = shares_->host_rebooted(st.mon_name);
+      asio::co_spawn(io_, std::move(unshare), asio::detached);
       Awaitable<void> release = service_->host_rebooted(std::move(st));
       asio::co_spawn(io_, std::move(release), asio::detached);
     });
@@ -151,6 +161,7 @@ LockService::~LockService() = default;
 
 void LockService::start() {
   service_->begin_grace();
+  shares_->begin_grace();
   if (callback_) callback_->start();
   if (monitor_) asio::co_spawn(io_, tell_restart(), asio::detached);
   asio::post(strand_, [this] { arm(); });
@@ -232,6 +243,8 @@ void LockService::origin_rebooted(nsm::Status st) {
   spdlog::warn("NLM: statd says origin host {} restarted (state {})", st.mon_name, st.state);
   Awaitable<nlm::OriginReclaim> reclaim = service_->origin_restarted(it->second, st.mon_name);
   asio::co_spawn(io_, std::move(reclaim), asio::detached);
+  Awaitable<std::size_t> shares_again = shares_->origin_restarted(it->second);
+  asio::co_spawn(io_, std::move(shares_again), asio::detached);
 }
 
 void LockService::arm() {  // on strand_

@@ -38,6 +38,7 @@
 #include "config/config.h"
 #include "gateway/nlm/client_results.h"
 #include "gateway/nlm/nlm_service.h"
+#include "gateway/nlm/share_service.h"
 
 namespace nfsgw {
 
@@ -89,6 +90,8 @@ class LockService {
   nlm::ClientMonitor* monitor() { return monitor_.get(); }
   /// The _RES calls answering clients' _MSG requests; nullptr: none.
   nlm::ClientResults* results() { return peers_.results; }
+  /// SHARE and UNSHARE (DOS share reservations), carried to the same origins.
+  nlm::ShareService& shares() { return *shares_; }
 
  private:
   void arm();
@@ -114,6 +117,7 @@ class LockService {
   std::set<std::string> origins_monitored_;  // under origin_mu_
   std::atomic<bool> origins_started_{false};  // monitor_origins() may run from the timer
   std::unique_ptr<nlm::NlmService> service_;
+  std::unique_ptr<nlm::ShareService> shares_;
   std::unique_ptr<upstream::StatdCallback> callback_;
   boost::asio::strand<boost::asio::io_context::executor_type> strand_;
   boost::asio::steady_timer timer_;  // on strand_

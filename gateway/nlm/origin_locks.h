@@ -1,5 +1,6 @@
 // What nfsgw's NLM service asks of the origin's lock manager (issue 21): the four
-// NLM v4 calls a lock needs, and telling the origin's statd that nfsgw restarted.
+// NLM v4 calls a lock needs, SHARE and UNSHARE (share_service.h), and telling the
+// origin's statd that nfsgw restarted.
 //
 // The service speaks in the origin's names: the file handle is the origin's (the
 // translator has unwrapped the client's gateway handle), the owner is the origin
@@ -50,11 +51,27 @@ class OriginLocks {
   virtual Awaitable<OriginReply<nlm4::Res>> lock(const Credentials& cred, nlm4::LockArgs args) = 0;
   virtual Awaitable<OriginReply<nlm4::Res>> cancel(const Credentials& cred, nlm4::CancelArgs args) = 0;
   virtual Awaitable<OriginReply<nlm4::Res>> unlock(const Credentials& cred, nlm4::UnlockArgs args) = 0;
+  /// NLM4 SHARE and UNSHARE (DOS share reservations). By default Unreachable: an
+  /// origin without them (the unit tests' fakes of locks only).
+  virtual Awaitable<OriginReply<nlm4::ShareRes>> share(const Credentials& cred, nlm4::ShareArgs args);
+  virtual Awaitable<OriginReply<nlm4::ShareRes>> unshare(const Credentials& cred, nlm4::ShareArgs args);
 
   /// SM_NOTIFY to the origin's statd: the host `mon_name` (nfsgw's caller name at
   /// the origin) restarted and is now in NSM state `state`, so the origin drops
   /// every lock that name held. True once the origin's statd answered.
   virtual Awaitable<bool> notify_restart(std::string mon_name, std::int32_t state) = 0;
 };
+
+inline Awaitable<OriginReply<nlm4::ShareRes>> OriginLocks::share(const Credentials&, nlm4::ShareArgs) {
+  OriginReply<nlm4::ShareRes> r;
+  r.error = "this origin has no NLM SHARE";
+  co_return r;
+}
+
+inline Awaitable<OriginReply<nlm4::ShareRes>> OriginLocks::unshare(const Credentials&, nlm4::ShareArgs) {
+  OriginReply<nlm4::ShareRes> r;
+  r.error = "this origin has no NLM UNSHARE";
+  co_return r;
+}
 
 }  // namespace nfsgw::nlm

@@ -118,12 +118,31 @@ ProgramVersion make_nlm4_table(nlm::NlmService& s, NlmPeers peers) {
     args.block = false;
     co_return answer(co_await s.lock(ctx, std::move(args), /*monitor=*/false), out);
   });
-  set(Proc::FreeAll, 0, [&s](const CallContext& ctx, xdr::Reader& in, xdr::Writer&) -> Awaitable<Finished> {
+  nlm::ShareService* shares = peers.shares;
+  set(Proc::FreeAll, 0, [&s, shares](const CallContext& ctx, xdr::Reader& in, xdr::Writer&) -> Awaitable<Finished> {
     nlm4::Notify args;
     if (!decode_all(in, args)) co_return Outcome::GarbageArgs;
+    if (shares != nullptr) {
+      Awaitable<std::size_t> unshare = shares->free_all(ctx, args);  // named (GCC 12)
+      co_await std::move(unshare);
+    }
     co_await s.free_all(ctx, std::move(args));
     co_return Outcome::Success;
   });
+  if (shares != nullptr) {
+    set(Proc::Share, 0, [shares](const CallContext& ctx, xdr::Reader& in, xdr::Writer& out) -> Awaitable<Finished> {
+      nlm4::ShareArgs args;
+      if (!decode_all(in, args)) co_return Outcome::GarbageArgs;
+      Awaitable<std::optional<nlm4::ShareRes>> run = shares->share(ctx, std::move(args));  // named (GCC 12)
+      co_return answer(co_await std::move(run), out);
+    });
+    set(Proc::Unshare, 0, [shares](const CallContext& ctx, xdr::Reader& in, xdr::Writer& out) -> Awaitable<Finished> {
+      nlm4::ShareArgs args;
+      if (!decode_all(in, args)) co_return Outcome::GarbageArgs;
+      Awaitable<std::optional<nlm4::ShareRes>> run = shares->unshare(ctx, std::move(args));  // named (GCC 12)
+      co_return answer(co_await std::move(run), out);
+    });
+  }
   // The results of requests nfsgw never made (it sends no _MSG).
   set(Proc::TestRes, 0, result_arrived<nlm4::TestRes>(Proc::TestRes));
   for (Proc p : {Proc::LockRes, Proc::CancelRes, Proc::UnlockRes, Proc::GrantedRes})

@@ -22,11 +22,16 @@
 //     GRANTED_RES cannot be the answer to nfsgw's NLM_GRANTED (ClientNlm calls the
 //     synchronous GRANTED, whose reply carries the answer), and is only logged.
 // Without `results` the _MSG forms are PROC_UNAVAIL (the _RES forms are served).
-// SHARE and UNSHARE are PROC_UNAVAIL.
+//
+// SHARE and UNSHARE, with `shares` (gateway/nlm/share_service.h): DOS share
+// reservations carried to the origin's NLM; one the origin leaves unanswered gets
+// no reply, as a lock does. FREE_ALL releases the host's reservations as well as
+// its locks. Without `shares`, SHARE and UNSHARE are PROC_UNAVAIL.
 #pragma once
 
 #include "gateway/nlm/client_results.h"
 #include "gateway/nlm/nlm_service.h"
+#include "gateway/nlm/share_service.h"
 #include "gateway/rpc/procedure_table.h"
 
 namespace nfsgw::rpc {
@@ -34,6 +39,7 @@ namespace nfsgw::rpc {
 /// What the table reaches besides the lock service; nullptr: not served.
 struct NlmPeers {
   nlm::ClientResults* results = nullptr;  // the _RES calls of the _MSG forms
+  nlm::ShareService* shares = nullptr;     // SHARE, UNSHARE
 };
 
 ProgramVersion make_nlm4_table(nlm::NlmService& service, NlmPeers peers = {});

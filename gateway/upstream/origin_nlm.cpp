@@ -196,7 +196,7 @@ Awaitable<OriginReply<Reply>> not_sent(std::string why) {
 OriginNlm::OriginNlm(asio::io_context& io, std::string host, std::uint16_t nlm_port,
                      std::uint16_t statd_port, std::chrono::milliseconds call_timeout,
                      std::string caller_name)
-    : caller_name_(std::move(caller_name)) {
+    : io_(io), host_(host), nlm_port_(nlm_port), call_timeout_(call_timeout), caller_name_(std::move(caller_name)) {
   nlm_ = std::make_shared<OriginRpcChannel>(
       io, OriginRpcChannel::Target{host, nlm_port, nlm4::kProgram, nlm4::kVersion, "NLM"},
       call_timeout);
@@ -208,6 +208,7 @@ OriginNlm::OriginNlm(asio::io_context& io, std::string host, std::uint16_t nlm_p
 OriginNlm::~OriginNlm() { stop(); }
 
 void OriginNlm::stop() {
+  stopped_ = true;
   nlm_->stop();
   statd_->stop();
 }

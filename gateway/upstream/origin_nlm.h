@@ -26,6 +26,7 @@
 // name at the origin, the one its statd monitors).
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -64,6 +65,14 @@ class OriginNlm final : public nlm::OriginLocks {
   Awaitable<nlm::OriginReply<nlm4::Res>> cancel(const Credentials& cred, nlm4::CancelArgs args) override;
   Awaitable<nlm::OriginReply<nlm4::Res>> unlock(const Credentials& cred, nlm4::UnlockArgs args) override;
   Awaitable<bool> notify_restart(std::string mon_name, std::int32_t state) override;
+  /// SHARE and UNSHARE: libnfs 4.0's NLM client has neither, so each is a raw call
+  /// (raw_rpc_call.h: protocol/'s codecs, a TCP connection of its own, to the NLM
+  /// port given or the one the origin's rpcbind gives for NLM v4 over TCP), with
+  /// the caller's AUTH_SYS credentials, within the call bound. A SHARE is rare (a
+  /// DOS-style open), so a connection per call costs little. A reply that does not
+  /// decode ends the call NoAnswer. (origin_nlm_share.cpp)
+  Awaitable<nlm::OriginReply<nlm4::ShareRes>> share(const Credentials& cred, nlm4::ShareArgs args) override;
+  Awaitable<nlm::OriginReply<nlm4::ShareRes>> unshare(const Credentials& cred, nlm4::ShareArgs args) override;
 
   /// NLM NULL: reply set (true) when the origin's NLM answered.
   Awaitable<nlm::OriginReply<bool>> ping(const Credentials& cred);
@@ -75,7 +84,13 @@ class OriginNlm final : public nlm::OriginLocks {
 
  private:
   Credentials with_machine(const Credentials& cred) const;
+  Awaitable<nlm::OriginReply<nlm4::ShareRes>> share_call(nlm4::Proc proc, Credentials cred, nlm4::ShareArgs args);
 
+  boost::asio::io_context& io_;
+  std::string host_;
+  std::uint16_t nlm_port_;
+  std::chrono::milliseconds call_timeout_;
+  std::atomic<bool> stopped_{false};
   std::string caller_name_;
   std::shared_ptr<OriginRpcChannel> nlm_;
   std::shared_ptr<OriginRpcChannel> statd_;

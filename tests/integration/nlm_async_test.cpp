@@ -9,7 +9,10 @@
 //     the origin (its file system shows it) and UNLOCK_MSG frees it there;
 //   - a client NLM that never answers a _RES (FreeBSD's lockd) still gets each;
 //   - a forged handle is answered LOCK_RES NLM4_STALE_FH and locks nothing;
-//   - _RES calls sent to nfsgw are answered void, malformed ones GARBAGE_ARGS.
+//   - _RES calls sent to nfsgw are answered void, malformed ones GARBAGE_ARGS;
+//   - SHARE and UNSHARE through nfsgw get the origin's answers (ganesha's NLM
+//     SHARE); a forged handle is answered NLM4_STALE_FH. (Here for the origin with
+//     NLM this binary already starts.)
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -19,6 +22,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -303,6 +307,79 @@ TEST_F(NlmAsync, ResCallsToNfsgwAreAnsweredVoid) {
   EXPECT_EQ(stat_of(call(c, call_of(++xid, kTest, owner_lock(gw_->make("async_res").via_gw, 25, 0, 1)).bytes)),
             kStatGranted);
   EXPECT_EQ(client.count(), 0u);
+}
+
+/// A SHARE or UNSHARE on its own connection to `port`: the status, or 999.
+std::uint32_t share_at(std::uint16_t port, std::uint32_t proc, const WireShare& s) {
+  static std::atomic<std::uint32_t> xid{1000};
+  TcpConn c(port);
+  if (!c.connected()) return 999;
+  return stat_of(call(c, share_call_of(++xid, proc, s).bytes));
+}
+
+WireShare sharer(const Handle& fh, const std::string& host, std::uint32_t access, std::uint32_t deny) {
+  WireShare s;
+  s.caller_name = host;
+  s.fh = bytes_of(fh);
+  s.oh = {'s', static_cast<std::uint8_t>(host.back())};
+  s.access = access;
+  s.mode = deny;
+  return s;
+}
+
+TEST_F(NlmAsync, ASharesAnswerThroughNfsgwIsTheOrigins) {
+  // This origin (ganesha's VFS FSAL) refuses some SHAREs outright, to its own
+  // clients too, and which ones varied here with how the file was made (write
+  // access, or any deny mode): what a reservation excludes is left to the unit
+  // tests' fake origin (NlmShareService*); here, that each answer through nfsgw is
+  // the origin's. (A SHARE through nfsgw that denies what the origin lets its own
+  // client ask for could not be made here: read and deny-read was refused, and a
+  // deny-write reservation excludes only writers, whom it refused already.)
+  INTEG_REQUIRE_NFSGW();
+  const NlmGateway::File f = gw_->make("share");
+  const std::uint16_t gw = kNlmGatewayNlmPort, origin = kNlmOriginPort;
+  std::set<std::uint32_t> answers;
+  for (std::uint32_t access : {kShareAccessRead, kShareAccessWrite, kShareAccessRead | kShareAccessWrite}) {
+    for (std::uint32_t deny : {kShareDenyNone, kShareDenyWrite}) {
+      const std::string what = "access " + std::to_string(access) + " deny " + std::to_string(deny);
+      // A client of the origin (its caller name must resolve for ganesha's statd).
+      const std::uint32_t direct = share_at(origin, kShare, sharer(f.at_origin, "localhost", access, deny));
+      EXPECT_EQ(share_at(origin, kUnshare, sharer(f.at_origin, "localhost", access, deny)), kStatGranted) << what;
+      ASSERT_NE(direct, 999u) << what;
+      std::printf("SHARE %s: the origin answers %u\n", what.c_str(), direct);
+      answers.insert(direct);
+      const WireShare a = sharer(f.via_gw, "127.0.0.31", access, deny);
+      EXPECT_EQ(share_at(gw, kShare, a), direct) << what << "\n" << gw_->log();
+      EXPECT_EQ(share_at(gw, kUnshare, a), kStatGranted) << what;
+    }
+  }
+  // Control: the origin answered both ways, so the comparison can fail.
+  EXPECT_TRUE(answers.contains(kStatGranted) && answers.contains(kStatDenied));
+  // FREE_ALL of a host that holds a reservation is answered (void).
+  ASSERT_EQ(share_at(gw, kShare, sharer(f.via_gw, "127.0.0.31", kShareAccessRead, kShareDenyNone)), kStatGranted);
+  TcpConn c(gw);
+  XdrOut free_all = rpc_call(2000, kProgram, kVersion, kFreeAll);
+  free_all.string("127.0.0.31").u32(5);
+  EXPECT_TRUE(is_void(call(c, free_all.bytes)));
+}
+
+TEST_F(NlmAsync, AShareWithAForgedHandleIsStaleFh) {
+  INTEG_REQUIRE_NFSGW();
+  const NlmGateway::File f = gw_->make("share_forged");
+  Handle forged = f.via_gw;
+  ASSERT_FALSE(forged.empty());
+  forged.back() ^= 0x01;
+  // A forged gateway handle, and the origin's own handle sent to nfsgw.
+  for (const Handle& h : {forged, f.at_origin}) {
+    EXPECT_EQ(share_at(kNlmGatewayNlmPort, kShare, sharer(h, "127.0.0.33", kShareAccessRead, kShareDenyNone)),
+              kStatStaleFh);
+    EXPECT_EQ(share_at(kNlmGatewayNlmPort, kUnshare, sharer(h, "127.0.0.33", kShareAccessRead, kShareDenyNone)),
+              kStatStaleFh);
+  }
+  // Control: the same call with the true handle is granted.
+  const WireShare c = sharer(f.via_gw, "127.0.0.33", kShareAccessRead, kShareDenyNone);
+  EXPECT_EQ(share_at(kNlmGatewayNlmPort, kShare, c), kStatGranted) << gw_->log();
+  EXPECT_EQ(share_at(kNlmGatewayNlmPort, kUnshare, c), kStatGranted);
 }
 
 }  // namespace

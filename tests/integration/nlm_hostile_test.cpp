@@ -3,9 +3,9 @@
 //   - malformed arguments of every NLM procedure nfsgw serves (cut short, a netobj,
 //     caller name or handle one byte past its bound, a huge length claimed) are
 //     answered GARBAGE_ARGS, and the service goes on answering;
-//   - procedures nfsgw does not serve (SHARE, numbers NLM v4 leaves unused) are
-//     PROC_UNAVAIL, other versions
-//     PROG_MISMATCH;
+//   - the same for SHARE and UNSHARE (nlm4_shareargs);
+//   - procedures nfsgw does not serve (numbers NLM v4 leaves unused) are
+//     PROC_UNAVAIL, other versions PROG_MISMATCH;
 //   - forged handles (random bytes, a gateway handle with one byte flipped, the
 //     origin's own handle) are answered NLM4_STALE_FH and lock nothing at the origin;
 //   - a flood of blocked LOCKs from distinct owners stops at nlm_max_waiters
@@ -89,10 +89,12 @@ TEST_F(NlmHostile, MalformedArgumentsAreGarbageArgsAndTheServiceGoesOn) {
   good.fh = bytes_of(f.via_gw);
   ASSERT_EQ(stat_of(call(c, call_of(++xid, kTest, good).bytes)), kStatGranted) << gw_->log();
 
-  for (std::uint32_t proc : {kTest, kLock, kCancel, kUnlock, kGranted}) {
+  // Each call of `proc` malformed: `whole` (its well-formed call) cut to every
+  // strict prefix, `past_bounds` (calls one byte past a bound), and a netobj
+  // claiming 4 GiB with a few bytes after it.
+  auto expect_garbage = [&](std::uint32_t proc, const std::vector<std::uint8_t>& whole,
+                            const std::vector<std::vector<std::uint8_t>>& past_bounds) {
     const std::string p = "procedure " + std::to_string(proc);
-    // Every strict prefix of the arguments.
-    const std::vector<std::uint8_t> whole = call_of(++xid, proc, good).bytes;
     const std::size_t header = rpc_call(0, kNlmProgram, kNlmVersion, proc).bytes.size();
     for (std::size_t n = header; n < whole.size(); n += 4) {
       std::vector<std::uint8_t> cut(whole.begin(), whole.begin() + static_cast<std::ptrdiff_t>(n));
@@ -100,23 +102,40 @@ TEST_F(NlmHostile, MalformedArgumentsAreGarbageArgsAndTheServiceGoesOn) {
       ASSERT_TRUE(r.ok) << p << " cut to " << n << " bytes: no reply";
       EXPECT_EQ(r.accept_stat, kGarbageArgs) << p << " cut to " << n;
     }
-    // One byte past each bound.
-    WireLock big_name = good, big_fh = good, big_oh = good;
-    big_name.caller_name.assign(1025, 'n');
-    big_fh.fh.resize(65, 0xab);
-    big_oh.oh.assign(1025, 'o');
-    for (const WireLock* l : {&big_name, &big_fh, &big_oh}) {
-      const ParsedReply r = call(c, call_of(++xid, proc, *l).bytes);
+    for (const auto& bytes : past_bounds) {
+      const ParsedReply r = call(c, bytes);
       ASSERT_TRUE(r.ok) << p;
       EXPECT_EQ(r.accept_stat, kGarbageArgs) << p;
     }
-    // A netobj claiming 4 GiB, with a few bytes after it.
     XdrOut huge = rpc_call(++xid, kNlmProgram, kNlmVersion, proc);
     huge.u32(0xfffffff0).u32(1).u32(2);
     const ParsedReply r = call(c, huge.bytes);
     ASSERT_TRUE(r.ok) << p;
     EXPECT_EQ(r.accept_stat, kGarbageArgs) << p;
+  };
+  for (std::uint32_t proc : {kTest, kLock, kCancel, kUnlock, kGranted}) {
+    WireLock big_name = good, big_fh = good, big_oh = good;
+    big_name.caller_name.assign(1025, 'n');
+    big_fh.fh.resize(65, 0xab);
+    big_oh.oh.assign(1025, 'o');
+    expect_garbage(proc, call_of(++xid, proc, good).bytes,
+                   {call_of(++xid, proc, big_name).bytes, call_of(++xid, proc, big_fh).bytes,
+                    call_of(++xid, proc, big_oh).bytes});
   }
+  WireShare share;
+  share.fh = bytes_of(f.via_gw);
+  for (std::uint32_t proc : {kShare, kUnshare}) {
+    WireShare big_name = share, big_fh = share, big_oh = share;
+    big_name.caller_name.assign(1025, 'n');
+    big_fh.fh.resize(65, 0xab);
+    big_oh.oh.assign(1025, 'o');
+    expect_garbage(proc, share_call_of(++xid, proc, share).bytes,
+                   {share_call_of(++xid, proc, big_name).bytes, share_call_of(++xid, proc, big_fh).bytes,
+                    share_call_of(++xid, proc, big_oh).bytes});
+  }
+  // Positive control: the well-formed SHARE and UNSHARE are served.
+  EXPECT_EQ(stat_of(call(c, share_call_of(++xid, kShare, share).bytes)), kStatGranted) << gw_->log();
+  EXPECT_EQ(stat_of(call(c, share_call_of(++xid, kUnshare, share).bytes)), kStatGranted) << gw_->log();
   // FREE_ALL with a name past MAXNAMELEN (1025).
   XdrOut free_all = rpc_call(++xid, kNlmProgram, kNlmVersion, kFreeAll);
   free_all.string(std::string(1026, 'h')).u32(3);
@@ -129,8 +148,8 @@ TEST_F(NlmHostile, MalformedArgumentsAreGarbageArgsAndTheServiceGoesOn) {
     ASSERT_TRUE(r.ok) << proc;
     EXPECT_EQ(r.accept_stat, kGarbageArgs) << proc;
   }
-  // Not served: SHARE, numbers NLM v4 leaves unused, an unknown procedure; another version.
-  for (std::uint32_t proc : {16u, 20u, 99u}) {
+  // Not served: numbers NLM v4 leaves unused, an unknown procedure; another version.
+  for (std::uint32_t proc : {16u, 19u, 99u}) {
     const ParsedReply r = call(c, rpc_call(++xid, kNlmProgram, kNlmVersion, proc).bytes);
     ASSERT_TRUE(r.ok) << proc;
     EXPECT_EQ(r.accept_stat, kProcUnavail) << proc;

@@ -102,6 +102,14 @@ XdrOut res_call_of(std::uint32_t xid, std::uint32_t res_proc, std::uint32_t stat
   return x;
 }
 
+XdrOut share_call_of(std::uint32_t xid, std::uint32_t proc, const WireShare& s, bool reclaim) {
+  XdrOut x = rpc_call(xid, kProgram, kVersion, proc);
+  x.opaque({0xc0, 0x03});  // cookie
+  x.string(s.caller_name).opaque(s.fh).opaque(s.oh).u32(s.mode).u32(s.access);
+  x.u32(reclaim ? 1 : 0);
+  return x;
+}
+
 bool is_void(const ParsedReply& r) { return r.ok && r.reply_stat == 0 && r.accept_stat == 0 && r.results.empty(); }
 
 ParsedReply call(TcpConn& c, const std::vector<std::uint8_t>& body) {

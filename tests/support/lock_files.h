@@ -81,6 +81,18 @@ XdrOut msg_call_of(std::uint32_t xid, std::uint32_t msg_proc, const WireLock& l,
 /// A _RES call (LOCK_RES, CANCEL_RES, UNLOCK_RES, GRANTED_RES: nlm4_res; TEST_RES:
 /// nlm4_testres without a holder) with `stat`.
 XdrOut res_call_of(std::uint32_t xid, std::uint32_t res_proc, std::uint32_t stat);
+/// SHARE and UNSHARE: a DOS share reservation (nlm4_share), field by field.
+constexpr std::uint32_t kShare = 20, kUnshare = 21;
+constexpr std::uint32_t kShareAccessRead = 1, kShareAccessWrite = 2;  // fsh4_access
+constexpr std::uint32_t kShareDenyNone = 0, kShareDenyRead = 1, kShareDenyWrite = 2;  // fsh4_mode
+struct WireShare {
+  std::string caller_name = "127.0.0.9";
+  std::vector<std::uint8_t> fh;
+  std::vector<std::uint8_t> oh = {'s', 'h', 'r'};
+  std::uint32_t mode = kShareDenyNone, access = kShareAccessRead;
+};
+/// The call of `proc` (SHARE, UNSHARE) for `s` (nlm4_shareargs: cookie, share, reclaim).
+XdrOut share_call_of(std::uint32_t xid, std::uint32_t proc, const WireShare& s, bool reclaim = false);
 /// Whether `r` is an accepted, successful void reply.
 bool is_void(const ParsedReply& r);
 
