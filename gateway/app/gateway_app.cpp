@@ -507,6 +507,7 @@ std::vector<std::string> GatewayApp::apply(const config::Config& now, const conf
     } else {
       st = &build_export(e);
       start_export(*st);
+      if (p.locks) p.locks->add_export(e);  // its locks go to its origin from now on
       if (e.data_cache && e.coherency.enabled && !st->data)
         notes.push_back("needs a restart: export " + e.path +
                         ": data_cache (the data cache's store is opened at start when an export wants it)");

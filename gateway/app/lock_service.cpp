@@ -82,6 +82,7 @@ LockService::LockService(asio::io_context& io, const config::Config& cfg, Handle
                          const LockPeersFactory& make_peers)
     : io_(io), strand_(asio::make_strand(io)), timer_(strand_), interval_(cfg.server.nlm_retry_interval) {
   stop_origin_ = std::move(stop_origin);
+  make_origin_ = make_origin;
   nlm::NlmSettings s;
   s.limits.max_locks = cfg.server.nlm_max_locks;
   s.limits.max_waiters = cfg.server.nlm_max_waiters;
@@ -106,6 +107,7 @@ LockService::LockService(asio::io_context& io, const config::Config& cfg, Handle
     co_return out;
   };
   auto origin_for = [this](std::uint32_t id) -> nlm::OriginLocks* {
+    std::lock_guard g(origin_mu_);
     auto it = origins_.find(id);
     return it == origins_.end() ? nullptr : it->second.get();
   };
@@ -183,17 +185,10 @@ Awaitable<void> LockService::tell_restart() {
     origins_started_ = true;
   }
   // The origins first: they drop the locks nfsgw held before its clients reclaim them.
-  for (auto& [id, o] : origins_) {
+  for (const auto& [id, o] : origins_now()) {
     if (stopped_) co_return;
-    Awaitable<bool> notify = o->notify_restart(caller_name_, state);
-    const bool told = co_await std::move(notify);
-    if (told) {
-      spdlog::info("NLM: export {}'s origin told that {} restarted (state {})", id, caller_name_, state);
-    } else {
-      spdlog::warn("NLM: export {}'s origin statd did not answer SM_NOTIFY: it may keep the locks nfsgw held "
-                   "before the restart",
-                   id);
-    }
+    Awaitable<void> tell = tell_origin(id, o, state);
+    co_await std::move(tell);
   }
   if (to_tell_.empty() || !peers_.notify_hosts || stopped_) co_return;
   Awaitable<std::vector<bool>> notify_hosts = peers_.notify_hosts(to_tell_, state);
@@ -211,8 +206,52 @@ Awaitable<void> LockService::tell_restart() {
   spdlog::info("NLM: {} of {} client hosts told of the restart (state {})", told.size(), to_tell_.size(), state);
 }
 
+Awaitable<void> LockService::tell_origin(std::uint32_t id, nlm::OriginLocks* origin, std::int32_t state) {
+  Awaitable<bool> notify = origin->notify_restart(caller_name_, state);
+  const bool told = co_await std::move(notify);
+  if (told) {
+    spdlog::info("NLM: export {}'s origin told that {} restarted (state {})", id, caller_name_, state);
+  } else {
+    spdlog::warn("NLM: export {}'s origin statd did not answer SM_NOTIFY: it may keep the locks nfsgw held "
+                 "before the restart",
+                 id);
+  }
+}
+
+std::vector<std::pair<std::uint32_t, nlm::OriginLocks*>> LockService::origins_now() const {
+  std::lock_guard g(origin_mu_);
+  std::vector<std::pair<std::uint32_t, nlm::OriginLocks*>> out;
+  for (const auto& [id, o] : origins_) out.emplace_back(id, o.get());
+  return out;
+}
+
+std::vector<std::string> LockService::origin_hosts_now() const {
+  std::lock_guard g(origin_mu_);
+  std::vector<std::string> out;
+  for (const auto& [host, exports] : origin_hosts_) out.push_back(host);
+  return out;
+}
+
+void LockService::add_export(const config::ExportConfig& e) {
+  if (!make_origin_ || stopped_) return;
+  nlm::OriginLocks* added = nullptr;
+  {
+    std::lock_guard g(origin_mu_);
+    if (origins_.contains(e.id)) return;
+    std::unique_ptr<nlm::OriginLocks> o = make_origin_(e, caller_name_);
+    if (!o) return;
+    added = o.get();
+    origins_[e.id] = std::move(o);
+    origin_hosts_[e.origin.host].insert(e.id);
+  }
+  spdlog::info("NLM: export {} (added by a reload) locks at its origin {}", e.path, e.origin.host);
+  // Its origin may hold locks of an earlier run under this caller name; this run's
+  // are kept (each carries this run's state). The timer has statd watch its host.
+  if (monitor_) asio::co_spawn(io_, tell_origin(e.id, added, monitor_->state()), asio::detached);
+}
+
 Awaitable<void> LockService::monitor_origins() {
-  for (const auto& [host, exports] : origin_hosts_) {
+  for (const std::string& host : origin_hosts_now()) {
     {
       std::lock_guard g(origin_mu_);
       if (origins_monitored_.contains(host)) continue;
@@ -234,16 +273,20 @@ Awaitable<void> LockService::monitor_origins() {
 }
 
 void LockService::origin_rebooted(nsm::Status st) {
-  auto it = origin_hosts_.find(st.mon_name);
-  if (it == origin_hosts_.end()) {
+  std::set<std::uint32_t> exports;
+  {
+    std::lock_guard g(origin_mu_);
+    if (auto it = origin_hosts_.find(st.mon_name); it != origin_hosts_.end()) exports = it->second;
+  }
+  if (exports.empty()) {
     spdlog::warn("NLM: statd says {} restarted (state {}), which is no origin host of an export", st.mon_name,
                  st.state);
     return;
   }
   spdlog::warn("NLM: statd says origin host {} restarted (state {})", st.mon_name, st.state);
-  Awaitable<nlm::OriginReclaim> reclaim = service_->origin_restarted(it->second, st.mon_name);
+  Awaitable<nlm::OriginReclaim> reclaim = service_->origin_restarted(exports, st.mon_name);
   asio::co_spawn(io_, std::move(reclaim), asio::detached);
-  Awaitable<std::size_t> shares_again = shares_->origin_restarted(it->second);
+  Awaitable<std::size_t> shares_again = shares_->origin_restarted(exports);
   asio::co_spawn(io_, std::move(shares_again), asio::detached);
 }
 
@@ -282,7 +325,7 @@ void LockService::stop() {
   stopped_ = true;
   asio::post(strand_, [this] { timer_.cancel(); });
   if (stop_origin_)
-    for (auto& [id, o] : origins_) stop_origin_(*o);
+    for (const auto& [id, o] : origins_now()) stop_origin_(*o);
   if (callback_) callback_->stop();
   if (peers_.stop) peers_.stop();
   if (monitor_) {

@@ -85,6 +85,11 @@ class LockService {
   void start();
   /// Stops the timer and every origin call; saves the NSM record's down state.
   void stop();
+  /// An export added by a reload: its origin's lock manager joins (locks on the
+  /// export are carried there from now on), the origin is told of this run's
+  /// state and its host watched by statd (the timer asks). Nothing when the
+  /// export's id has one already. From any thread.
+  void add_export(const config::ExportConfig& e);
 
   /// nullptr without status monitoring.
   nlm::ClientMonitor* monitor() { return monitor_.get(); }
@@ -102,9 +107,17 @@ class LockService {
   Awaitable<void> monitor_origins();
   /// statd's callback for an origin host: its exports' locks are reclaimed there.
   void origin_rebooted(nsm::Status st);
+  /// Tells export `id`'s origin that nfsgw's caller name is at NSM state `state`.
+  Awaitable<void> tell_origin(std::uint32_t id, nlm::OriginLocks* origin, std::int32_t state);
+  /// The origins and the origin hosts, as they are now (under origin_mu_).
+  std::vector<std::pair<std::uint32_t, nlm::OriginLocks*>> origins_now() const;
+  std::vector<std::string> origin_hosts_now() const;
 
   boost::asio::io_context& io_;
+  /// Under origin_mu_ (a reload adds to them); an origin, once made, stays until
+  /// the service ends, so the pointers handed out stay valid.
   std::unordered_map<std::uint32_t, std::unique_ptr<nlm::OriginLocks>> origins_;
+  OriginLocksFactory make_origin_;
   OriginLocksStop stop_origin_;
   LockPeers peers_;
   std::string caller_name_;
@@ -112,8 +125,8 @@ class LockService {
   /// The client hosts the last run monitored: told of the restart by start().
   std::vector<nlm::MonitoredHost> to_tell_;
   /// The origin hosts (as in the exports' origin URLs) and their exports with locks.
-  std::map<std::string, std::set<std::uint32_t>> origin_hosts_;
-  std::mutex origin_mu_;
+  std::map<std::string, std::set<std::uint32_t>> origin_hosts_;  // under origin_mu_
+  mutable std::mutex origin_mu_;
   std::set<std::string> origins_monitored_;  // under origin_mu_
   std::atomic<bool> origins_started_{false};  // monitor_origins() may run from the timer
   std::unique_ptr<nlm::NlmService> service_;

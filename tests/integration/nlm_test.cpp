@@ -496,5 +496,44 @@ TEST_F(NlmTest, AfterKill9TheOriginDropsItsLocksAndClientsReclaimInGrace) {
   EXPECT_EQ(record_of(gw).state, note.state + 1) << "a clean stop keeps the down state";
 }
 
+TEST_F(NlmTest, AnExportAddedByAReloadLocksAtItsOrigin) {
+  INTEG_REQUIRE_NFSGW();
+  TempDir dir("nlm-reload");
+  GatewayConfig cfg;
+  cfg.port = kNlmRestartGatewayPort;
+  cfg.origin_url = shared_origin().url();
+  cfg.server_extra = {{"nlm_port", std::to_string(kNlmRestartGatewayNlmPort)},
+                      {"nlm_grace", "\"0\""},
+                      {"nlm_caller_name", "\"127.0.0.248\""}};  // its own (see the suite's gateway)
+  cfg.export_extra = {{"origin_nlm_port", std::to_string(kNlmOriginPort)}};
+  Gateway gw(cfg, dir.path());
+  gw.start();
+  ASSERT_TRUE(wait_for_port(kNlmRestartGatewayNlmPort, 30000)) << gw.log();
+  const File f = make("reload_added");
+
+  // The same origin exported again at /added, by a reload.
+  GatewayConfig next = cfg;
+  ExportSettings added;
+  added.export_path = "/added";
+  added.origin_url = shared_origin().url();
+  added.export_extra = {{"origin_nlm_port", std::to_string(kNlmOriginPort)}};
+  next.extra_exports.push_back(added);
+  std::ofstream(gw.config_path(), std::ios::trunc) << gateway_toml(next, gw.cache_dir());
+  const RunResult reloaded = gw.cli("reload");
+  ASSERT_EQ(reloaded.exit_code, 0) << reloaded.output << "\n" << gw.log();
+  const Handle via_added = handle_of(gw.port(), gw.port(), "/added", "reload_added");
+  ASSERT_FALSE(via_added.empty()) << gw.log();
+
+  Loop loop;
+  Client via(loop, kNlmRestartGatewayNlmPort);
+  const Owner r{"127.0.0.51", "r-owner", 51};
+  EXPECT_FALSE(locked_at_origin(f.path, 0, 10)) << "control: nothing locked yet";
+  ASSERT_EQ(via.lock(r, via_added, 0, 10), kGranted) << "a lock on the added export\n" << gw.log();
+  EXPECT_TRUE(locked_at_origin(f.path, 0, 10)) << "held at its origin";
+  EXPECT_EQ(via.unlock(r, via_added, 0, 0), kGranted);
+  EXPECT_FALSE(locked_at_origin(f.path, 0, 10));
+  EXPECT_EQ(gw.stop(), 0);
+}
+
 }  // namespace
 }  // namespace nlm_test
