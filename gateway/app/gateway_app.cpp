@@ -363,6 +363,7 @@ GatewayApp::GatewayApp(config::Config cfg, std::string config_path, const cache:
       for (const auto& [id, st] : p.serving) out.push_back({st->path, st->client_meter, st->origin_meter});
       return out;
     };
+    if (p.locks) sources.locks = [l = &*p.locks] { return l->figures(); };
     p.metrics_endpoint = std::make_unique<metrics::MetricsEndpoint>(
         cfg_.server.metrics_listen, std::make_shared<metrics::MetricsCollector>(std::move(sources)));
     spdlog::info("metrics: http://{}/metrics", cfg_.server.metrics_listen);

@@ -232,6 +232,39 @@ std::vector<std::string> LockService::origin_hosts_now() const {
   return out;
 }
 
+metrics::LockFigures LockService::figures() const {
+  metrics::LockFigures f;
+  f.locks = service_->lock_count();
+  f.waiters = service_->waiter_count();
+  f.owners = service_->owner_count();
+  f.shares = shares_->share_count();
+  const nlm::NlmCounts c = service_->counts();
+  const nlm::ShareCounts s = shares_->counts();
+  f.events = {{"granted", c.granted},
+              {"denied_local", c.denied_local},
+              {"denied_origin", c.denied_origin},
+              {"blocked", c.blocked},
+              {"waiter_granted", c.waiters_granted},
+              {"unclaimed_released", c.unclaimed_dropped},
+              {"grant_told", c.grants_told},
+              {"grant_untold", c.grants_untold},
+              {"no_answer", c.no_answer + s.no_answer},
+              {"origin_call", c.origin_calls + s.origin_calls},
+              {"stale_handle", c.stale + s.stale},
+              {"not_monitored", c.not_monitored},
+              {"client_reboot", c.reboots},
+              {"reclaim_retried", c.reclaims_retried},
+              {"origin_restart", c.origin_restarts},
+              {"origin_reclaimed", c.origin_reclaimed},
+              {"origin_reclaim_lost", c.origin_reclaims_lost},
+              {"share_granted", s.granted},
+              {"share_denied", s.denied},
+              {"share_over_bound", s.over_bound},
+              {"share_released", s.released},
+              {"share_lost", s.lost}};
+  return f;
+}
+
 void LockService::add_export(const config::ExportConfig& e) {
   if (!make_origin_ || stopped_) return;
   nlm::OriginLocks* added = nullptr;

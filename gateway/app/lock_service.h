@@ -36,6 +36,7 @@
 #include <boost/asio/strand.hpp>
 
 #include "config/config.h"
+#include "gateway/metrics/metrics_collector.h"
 #include "gateway/nlm/client_results.h"
 #include "gateway/nlm/nlm_service.h"
 #include "gateway/nlm/share_service.h"
@@ -97,6 +98,8 @@ class LockService {
   nlm::ClientResults* results() { return peers_.results; }
   /// SHARE and UNSHARE (DOS share reservations), carried to the same origins.
   nlm::ShareService& shares() { return *shares_; }
+  /// What the metrics endpoint shows of it. From any thread.
+  metrics::LockFigures figures() const;
 
  private:
   void arm();

@@ -201,6 +201,17 @@ void write_back_families(Families& f, const writeback::WriteBackCounts& w) {
 
 std::vector<MetricFamily> MetricsCollector::Collect() const {
   Families f;
+  if (sources_.locks) {
+    const LockFigures l = sources_.locks();
+    f.gauge("nfsgw_nlm_locks", "Byte-range locks held through nfsgw (each held at the origin too).", {}, d(l.locks));
+    f.gauge("nfsgw_nlm_waiters", "Blocked LOCKs waiting for a lock to be released.", {}, d(l.waiters));
+    f.gauge("nfsgw_nlm_owners", "Client lock owners known (each an owner of its own at the origin).", {},
+            d(l.owners));
+    f.gauge("nfsgw_nlm_shares", "SHARE reservations held through nfsgw.", {}, d(l.shares));
+    for (const auto& [kind, n] : l.events)
+      f.counter("nfsgw_nlm_events_total", "What the lock service did, by kind (docs/operations.md lists them).",
+                {{"kind", kind}}, d(n));
+  }
   if (sources_.server) {
     const auto u = sources_.server();
     f.gauge("nfsgw_connections", "Client connections open.", {}, d(u.connections));

@@ -504,7 +504,8 @@ TEST_F(NlmTest, AnExportAddedByAReloadLocksAtItsOrigin) {
   cfg.origin_url = shared_origin().url();
   cfg.server_extra = {{"nlm_port", std::to_string(kNlmRestartGatewayNlmPort)},
                       {"nlm_grace", "\"0\""},
-                      {"nlm_caller_name", "\"127.0.0.248\""}};  // its own (see the suite's gateway)
+                      {"nlm_caller_name", "\"127.0.0.248\""},  // its own (see the suite's gateway)
+                      {"metrics_listen", "\"127.0.0.1:" + std::to_string(kNlmMetricsPort) + "\""}};
   cfg.export_extra = {{"origin_nlm_port", std::to_string(kNlmOriginPort)}};
   Gateway gw(cfg, dir.path());
   gw.start();
@@ -528,8 +529,18 @@ TEST_F(NlmTest, AnExportAddedByAReloadLocksAtItsOrigin) {
   Client via(loop, kNlmRestartGatewayNlmPort);
   const Owner r{"127.0.0.51", "r-owner", 51};
   EXPECT_FALSE(locked_at_origin(f.path, 0, 10)) << "control: nothing locked yet";
+  // The metrics endpoint's figures of the lock service, before and while held.
+  const auto scrape = [] {
+    const std::string url = "http://127.0.0.1:" + std::to_string(kNlmMetricsPort) + "/metrics";
+    return run({"curl", "-sS", "--fail", "--max-time", "10", url}, std::chrono::seconds(15)).output;
+  };
+  const std::string before = scrape();
+  EXPECT_NE(before.find("\nnfsgw_nlm_locks 0\n"), std::string::npos) << before;
   ASSERT_EQ(via.lock(r, via_added, 0, 10), kGranted) << "a lock on the added export\n" << gw.log();
   EXPECT_TRUE(locked_at_origin(f.path, 0, 10)) << "held at its origin";
+  const std::string held = scrape();
+  EXPECT_NE(held.find("\nnfsgw_nlm_locks 1\n"), std::string::npos) << held;
+  EXPECT_NE(held.find("\nnfsgw_nlm_events_total{kind=\"granted\"} 1\n"), std::string::npos) << held;
   EXPECT_EQ(via.unlock(r, via_added, 0, 0), kGranted);
   EXPECT_FALSE(locked_at_origin(f.path, 0, 10));
   EXPECT_EQ(gw.stop(), 0);

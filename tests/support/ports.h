@@ -212,4 +212,7 @@ inline const std::uint16_t kNlmOrOriginNlmPort = port(86);
 inline const std::uint16_t kNlmOrGatewayPort = port(87);
 inline const std::uint16_t kNlmOrGatewayNlmPort = port(88);
 
+/// nlm_test: the metrics endpoint of its second nfsgw.
+inline const std::uint16_t kNlmMetricsPort = port(89);
+
 }  // namespace integ

@@ -76,6 +76,15 @@ struct Fixture {
     s.exports = [this] {
       return std::vector<MetricsSources::Export>{{"/scratch", &scratch, nullptr}, {"/export", &client, &origin}};
     };
+    s.locks = [] {
+      LockFigures l;
+      l.locks = 7;
+      l.waiters = 2;
+      l.owners = 5;
+      l.shares = 1;
+      l.events = {{"granted", 11}, {"origin_reclaim_lost", 3}};
+      return l;
+    };
     return s;
   }
 };
@@ -149,6 +158,21 @@ TEST(MetricsCollector, ServerDuplicateCacheAndStoreSizes) {
   expect_line(t, R"(nfsgw_cache_evictions_total{kind="metadata",tier="disk"} 2)");
   expect_line(t, R"(nfsgw_cache_evictions_total{kind="data",tier="disk"} 7)");
   expect_line(t, "nfsgw_cache_disk_degraded 0");
+}
+
+TEST(MetricsCollector, LockGaugesAndEventsByKind) {
+  Fixture fx;
+  const std::string t = scrape(MetricsCollector(fx.sources()));
+  expect_line(t, "nfsgw_nlm_locks 7");
+  expect_line(t, "nfsgw_nlm_waiters 2");
+  expect_line(t, "nfsgw_nlm_owners 5");
+  expect_line(t, "nfsgw_nlm_shares 1");
+  expect_line(t, R"(nfsgw_nlm_events_total{kind="granted"} 11)");
+  expect_line(t, R"(nfsgw_nlm_events_total{kind="origin_reclaim_lost"} 3)");
+  // Without NLM: no lock family at all.
+  MetricsSources none = fx.sources();
+  none.locks = nullptr;
+  EXPECT_EQ(scrape(MetricsCollector(none)).find("nfsgw_nlm_"), std::string::npos);
 }
 
 TEST(MetricsCollector, WriteBackGaugesAndCounters) {
