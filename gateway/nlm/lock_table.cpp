@@ -277,4 +277,11 @@ std::vector<Waiter> LockTable::waiters(const FileKey& file) const {
   return out;
 }
 
+FileKey file_key(std::uint32_t export_id, const nfs3::FileHandle& origin) {
+  FileKey k(4, '\0');
+  for (int i = 0; i < 4; ++i) k[static_cast<std::size_t>(i)] = static_cast<char>((export_id >> (8 * i)) & 0xFF);
+  k.append(reinterpret_cast<const char*>(origin.bytes.data()), origin.len);
+  return k;
+}
+
 }  // namespace nfsgw::nlm

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "gateway/nlm/lock_range.h"
+#include "protocol/nfs3_types.h"
 #include "gateway/nlm/owner_map.h"
 #include "protocol/nlm4_types.h"
 
@@ -38,6 +39,8 @@ namespace nfsgw::nlm {
 
 /// Which file: the bytes of its (gateway) file handle.
 using FileKey = std::string;
+/// The key of a file nfsgw locks or shares: its export and its handle at the origin.
+FileKey file_key(std::uint32_t export_id, const nfs3::FileHandle& origin);
 
 struct HeldLock {
   OwnerId owner = 0;

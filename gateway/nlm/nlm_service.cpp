@@ -47,13 +47,6 @@ struct NlmService::Entered {
 
 namespace {
 
-FileKey file_key(std::uint32_t export_id, const nfs3::FileHandle& origin) {
-  FileKey k(4, '\0');
-  for (int i = 0; i < 4; ++i) k[static_cast<std::size_t>(i)] = static_cast<char>((export_id >> (8 * i)) & 0xFF);
-  k.append(reinterpret_cast<const char*>(origin.bytes.data()), origin.len);
-  return k;
-}
-
 bool fits(const LockTable& t, std::size_t reserved, std::ptrdiff_t delta) {
   return delta <= 0 || t.lock_count() + reserved + static_cast<std::size_t>(delta) <= t.limits().max_locks;
 }

@@ -38,12 +38,6 @@ void ShareService::begin_grace() {
   grace_.begin(now_(), settings_.grace);
 }
 
-std::string ShareService::file_key(std::uint32_t export_id, const nfs3::FileHandle& origin) {
-  std::string k = std::to_string(export_id) + ":";
-  k.append(origin.bytes.begin(), origin.bytes.begin() + origin.len);
-  return k;
-}
-
 void ShareService::tidy_owner(OwnerId owner) {
   if (busy_.contains(owner)) return;
   for (const auto& [key, held] : held_)

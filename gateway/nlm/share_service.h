@@ -119,8 +119,7 @@ class ShareService {
     nlm4::ShareMode mode = nlm4::ShareMode::DenyNone;  // as granted: asked again after the origin's restart
     nlm4::ShareAccess access = nlm4::ShareAccess::None;
   };
-  using Key = std::pair<std::string, OwnerId>;  // (export and origin handle, owner)
-  static std::string file_key(std::uint32_t export_id, const nfs3::FileHandle& origin);
+  using Key = std::pair<FileKey, OwnerId>;  // (file_key: export and origin handle, owner)
 
   /// The handle's verdict (HandleCheck), stale ones counted.
   Awaitable<CheckedHandle> checked(const CallContext& ctx, const nfs3::FileHandle& fh);

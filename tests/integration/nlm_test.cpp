@@ -407,17 +407,25 @@ TEST_F(NlmTest, AMonitoredClientsRebootFreesItsLocksAtTheOrigin) {
   statd.stop();
 }
 
-TEST_F(NlmTest, AfterKill9TheOriginDropsItsLocksAndClientsReclaimInGrace) {
-  INTEG_REQUIRE_NFSGW();
-  TempDir dir("nlm-restart");
+/// The config of a test's own nfsgw beside the suite's (ports 75/76) in front of
+/// the shared origin's NLM, under `caller_name`: a name of its own, as a gateway's
+/// restart notice drops the locks of every gateway that shares its name.
+GatewayConfig second_gateway(const std::string& caller_name) {
   GatewayConfig cfg;
   cfg.port = kNlmRestartGatewayPort;
   cfg.origin_url = shared_origin().url();
   cfg.server_extra = {{"nlm_port", std::to_string(kNlmRestartGatewayNlmPort)},
-                      {"nlm_caller_name", "\"127.0.0.249\""},  // not the suite gateway's
-                      {"nlm_grace", "\"60s\""},
-                      {"nlm_retry_interval", "\"200ms\""}};
+                      {"nlm_caller_name", "\"" + caller_name + "\""}};
   cfg.export_extra = {{"origin_nlm_port", std::to_string(kNlmOriginPort)}};
+  return cfg;
+}
+
+TEST_F(NlmTest, AfterKill9TheOriginDropsItsLocksAndClientsReclaimInGrace) {
+  INTEG_REQUIRE_NFSGW();
+  TempDir dir("nlm-restart");
+  GatewayConfig cfg = second_gateway("127.0.0.249");
+  cfg.server_extra.push_back({"nlm_grace", "\"60s\""});
+  cfg.server_extra.push_back({"nlm_retry_interval", "\"200ms\""});
   Gateway gw(cfg, dir.path());
   gw.start();
   ASSERT_TRUE(wait_for_port(kNlmRestartGatewayNlmPort, 30000)) << gw.log();
@@ -499,14 +507,9 @@ TEST_F(NlmTest, AfterKill9TheOriginDropsItsLocksAndClientsReclaimInGrace) {
 TEST_F(NlmTest, AnExportAddedByAReloadLocksAtItsOrigin) {
   INTEG_REQUIRE_NFSGW();
   TempDir dir("nlm-reload");
-  GatewayConfig cfg;
-  cfg.port = kNlmRestartGatewayPort;
-  cfg.origin_url = shared_origin().url();
-  cfg.server_extra = {{"nlm_port", std::to_string(kNlmRestartGatewayNlmPort)},
-                      {"nlm_grace", "\"0\""},
-                      {"nlm_caller_name", "\"127.0.0.248\""},  // its own (see the suite's gateway)
-                      {"metrics_listen", "\"127.0.0.1:" + std::to_string(kNlmMetricsPort) + "\""}};
-  cfg.export_extra = {{"origin_nlm_port", std::to_string(kNlmOriginPort)}};
+  GatewayConfig cfg = second_gateway("127.0.0.248");
+  cfg.server_extra.push_back({"nlm_grace", "\"0\""});
+  cfg.server_extra.push_back({"metrics_listen", "\"127.0.0.1:" + std::to_string(kNlmMetricsPort) + "\""});
   Gateway gw(cfg, dir.path());
   gw.start();
   ASSERT_TRUE(wait_for_port(kNlmRestartGatewayNlmPort, 30000)) << gw.log();
